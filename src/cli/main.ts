@@ -1,0 +1,136 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { redact } from '../config/redact.js';
+import { EXIT } from '../core/errors.js';
+import { JsonReporter, PlainReporter, type ProgressMode, type Reporter } from '../ui/reporter.js';
+import { connectorsCommand } from './connectors.js';
+import { fieldFlags } from './flags.js';
+import { runCommand, type RouteArgs } from './route.js';
+
+const VERSION = '0.1.0';
+
+function positiveInt(name: string) {
+  return (v: string): number => {
+    if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
+    return Number(v);
+  };
+}
+
+function keyValue(v: string, prev: [string, string][] = []): [string, string][] {
+  const eq = v.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError(`expected key=value, got "${v}"`);
+  return [...prev, [v.slice(0, eq), v.slice(eq + 1)]];
+}
+
+interface CommonOpts {
+  batchSize: number;
+  limit?: number;
+  dryRun?: boolean;
+  progress: ProgressMode;
+  quiet?: boolean;
+  srcOpt?: [string, string][];
+  dstOpt?: [string, string][];
+  maxRetries: number;
+  readAhead: number;
+  exitWhenDrained?: boolean;
+  progressInterval: number;
+  [flag: string]: unknown;
+}
+
+function makeReporter(o: CommonOpts): Reporter {
+  const quiet = o.quiet === true;
+  if (o.progress === 'json') return new JsonReporter({ quiet, intervalMs: o.progressInterval });
+  // The live terminal views come with the UI work; until then terminals get the plain lines too.
+  return new PlainReporter({ quiet, progress: o.progress !== 'none', intervalMs: o.progressInterval });
+}
+
+/** Collects field flags (`--cursor-column id`) into the override lists of their side. */
+function splitFieldFlags(o: CommonOpts): { src: [string, string][]; dst: [string, string][] } {
+  const src: [string, string][] = [];
+  const dst: [string, string][] = [];
+  for (const f of fieldFlags()) {
+    const key = f.field.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    const v = o[key];
+    if (v === undefined) continue;
+    (f.role === 'consumer' ? src : dst).push([f.field, v === true ? 'true' : String(v)]);
+  }
+  return { src, dst };
+}
+
+function addRouteOptions(cmd: Command, mode: 'copy' | 'tail'): Command {
+  cmd
+    .option('--batch-size <n>', 'messages per batch (bound to select_query placeholder)', positiveInt('--batch-size'), 1024)
+    .option('--limit <n>', 'stop after about n messages', positiveInt('--limit'))
+    .option('--dry-run', 'connect, validate and print the plan; write nothing')
+    .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'tty', 'plain', 'json', 'none', 'bar']).default('auto'))
+    .option('--progress-interval <ms>', 'milliseconds between progress lines', positiveInt('--progress-interval'), 5000)
+    .option('-q, --quiet', 'print nothing but errors')
+    .option('--src-opt <key=value>', 'set a source field (repeatable)', keyValue)
+    .option('--dst-opt <key=value>', 'set a sink field (repeatable)', keyValue)
+    .option('--max-retries <n>', 'retries of a transient failure before copy gives up', positiveInt('--max-retries'), 10)
+    .option('--read-ahead <n>', 'batches read ahead of the sink', positiveInt('--read-ahead'), 2);
+  if (mode === 'tail') cmd.option('--exit-when-drained', 'stop with exit 0 once a poll finds nothing new (for cron)');
+  for (const f of fieldFlags()) {
+    const side = f.role === 'consumer' ? 'source' : 'sink';
+    const first = f.description.split(/(?<=\.)\s/)[0];
+    cmd.addOption(new Option(f.boolean ? `${f.flag} [bool]` : `${f.flag} <value>`, `(${side}) ${first}`).hideHelp(false));
+  }
+  return cmd;
+}
+
+async function run(mode: 'copy' | 'tail', src: string, dst: string, o: CommonOpts): Promise<void> {
+  const flags = splitFieldFlags(o);
+  const args: RouteArgs = {
+    command: mode,
+    src,
+    dst,
+    srcOpts: [...flags.src, ...(o.srcOpt ?? [])],
+    dstOpts: [...flags.dst, ...(o.dstOpt ?? [])],
+    batchSize: o.batchSize,
+    limit: o.limit,
+    dryRun: o.dryRun === true,
+    maxRetries: o.maxRetries,
+    readAhead: o.readAhead,
+    exitWhenDrained: o.exitWhenDrained === true,
+  };
+  const reporter = makeReporter(o);
+  const stop = new AbortController();
+  let signals = 0;
+  const onSignal = (sig: string): void => {
+    if (++signals > 1) process.exit(130);
+    reporter.info(`${sig}: stopping after the batch in flight (again to quit at once)`);
+    stop.abort();
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  const code = await runCommand(args, reporter, stop.signal);
+  process.exit(code);
+}
+
+export async function main(argv: string[]): Promise<void> {
+  // Secrets on the command line must not show in `ps`.
+  process.title = `bridge ${argv[2] ?? ''}`.trim();
+  const program = new Command('bridge')
+    .description('Move data between SQL databases, NDJSON and HTTP endpoints.')
+    .version(VERSION)
+    .showHelpAfterError()
+    .configureOutput({ writeErr: (s) => process.stderr.write(redact(s)), writeOut: (s) => process.stdout.write(s) })
+    .exitOverride();
+
+  addRouteOptions(program.command('copy').description('copy everything the source holds now to the sink, then exit').argument('<src>', 'source endpoint URL, file://path or -').argument('<dst>', 'sink endpoint URL, file://path or -'), 'copy').action(
+    (src: string, dst: string, o: CommonOpts) => run('copy', src, dst, o),
+  );
+  addRouteOptions(program.command('tail').description('follow the source until stopped (SIGINT/SIGTERM), resuming from the checkpoint').argument('<src>').argument('<dst>'), 'tail').action(
+    (src: string, dst: string, o: CommonOpts) => run('tail', src, dst, o),
+  );
+  connectorsCommand(program);
+
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    const err = e as { code?: string; exitCode?: number };
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') process.exit(0);
+    if (typeof err.exitCode === 'number') process.exit(err.exitCode === 1 ? EXIT.config : err.exitCode);
+    process.stderr.write(redact(`bridge: error: unexpected failure (this is a bug): ${(e as Error).message}`) + '\n');
+    process.exit(EXIT.fatal);
+  }
+}

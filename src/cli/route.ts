@@ -1,0 +1,113 @@
+import { resolveEndpoint, type Endpoint } from '../config/endpoint.js';
+import { redact } from '../config/redact.js';
+import { createSink, createSource, specForScheme } from '../connectors/registry.js';
+import { OutputClosedError } from '../connectors/ndjson/sink.js';
+import { BridgeError, configError, EXIT } from '../core/errors.js';
+import type { RunMode, Sink, Source } from '../core/route.js';
+import { runRoute } from '../pipeline/run.js';
+import { StatsHub } from '../stats/hub.js';
+import type { Reporter, Summary } from '../ui/reporter.js';
+
+export interface RouteArgs {
+  command: RunMode;
+  src: string;
+  dst: string;
+  srcOpts: [string, string][];
+  dstOpts: [string, string][];
+  batchSize: number;
+  limit: number | undefined;
+  dryRun: boolean;
+  maxRetries: number;
+  readAhead: number;
+  exitWhenDrained: boolean;
+}
+
+/** Resolves both endpoints; config mistakes surface here, before anything connects. */
+export function resolveRoute(a: RouteArgs): { src: Endpoint; dst: Endpoint } {
+  const src = resolveEndpoint(a.src, 'consumer', specForScheme, a.srcOpts);
+  const dst = resolveEndpoint(a.dst, 'publisher', specForScheme, a.dstOpts);
+  if (src.stdio && dst.stdio && a.command !== 'copy') throw configError('tail from - to - has nothing to follow');
+  return { src, dst };
+}
+
+/** Maps any failure to the exit code and the one-line message users see. */
+export function describeFailure(e: unknown): Summary['error'] & { exitCode: number } {
+  if (e instanceof BridgeError) {
+    return { code: e.kind, message: redact(e.message), hint: e.hint ? redact(e.hint) : undefined, messageId: e.messageId, exitCode: e.exitCode };
+  }
+  const msg = e instanceof Error ? e.message : String(e);
+  return { code: 'bug', message: redact(`unexpected failure (this is a bug, please report it): ${msg}`), exitCode: EXIT.fatal };
+}
+
+/**
+ * Runs one route from start to exit code: open both sides, move data until drained or stopped,
+ * close, report. Never throws.
+ */
+export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSignal): Promise<number> {
+  const hub = new StatsHub();
+  hub.command = a.command;
+  hub.mode = a.command;
+  reporter.start(hub);
+  let source: Source | undefined;
+  let sink: Sink | undefined;
+  let summary: Summary;
+  let rows = 0;
+  try {
+    const { src, dst } = resolveRoute(a);
+    hub.source = src.display;
+    hub.sink = dst.display;
+    for (const w of [...src.warnings, ...dst.warnings]) reporter.warn(w);
+    source = await createSource(src);
+    sink = await createSink(dst);
+    const warn = (t: string): void => hub.warn(t);
+    await source.open({ mode: a.command, batchSize: a.batchSize, warn, exitWhenDrained: a.exitWhenDrained, dryRun: a.dryRun });
+    await sink.open({ mode: a.command, warn, durable: source.durablePosition, dryRun: a.dryRun });
+    hub.sourcePool = () => source?.poolStats?.();
+    hub.sinkPool = () => sink?.poolStats?.();
+    if (a.dryRun) {
+      await printPlan(reporter, source, sink, src, dst, a);
+      summary = { ok: true, exitCode: 0, stopped: false };
+    } else {
+      hub.estimatedRows = (await source.estimateRows?.().catch(() => null)) ?? null;
+      hub.setState('running');
+      const result = await runRoute({
+        source,
+        sink,
+        mode: a.command,
+        batchSize: a.batchSize,
+        limit: a.limit,
+        readAhead: a.readAhead,
+        maxRetries: a.command === 'copy' ? a.maxRetries : Infinity,
+        stats: hub,
+        stop,
+      });
+      rows = result.rows;
+      summary = { ok: true, exitCode: 0, stopped: result.stopped };
+    }
+  } catch (e) {
+    if (e instanceof OutputClosedError) summary = { ok: true, exitCode: 0, stopped: true };
+    else {
+      const f = describeFailure(e);
+      summary = { ok: false, exitCode: f.exitCode, stopped: stop.aborted, error: { code: f.code, message: f.message, hint: f.hint, messageId: f.messageId } };
+    }
+  }
+  hub.checkpoint = source?.checkpoint?.();
+  hub.setState(summary.ok ? 'done' : 'failed');
+  await source?.close().catch(() => {});
+  await sink?.close().catch(() => {});
+  void rows;
+  reporter.finish(hub.snapshot(), summary);
+  return summary.exitCode;
+}
+
+async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: Endpoint, dst: Endpoint, a: RouteArgs): Promise<void> {
+  const lines: string[] = [`plan for bridge ${a.command} (dry run: nothing is written)`, `  from ${src.display}`, `  to   ${dst.display}`];
+  for (const item of (await source.plan?.()) ?? []) lines.push(`  source ${item.label}: ${item.value}`);
+  const est = await source.estimateRows?.().catch(() => null);
+  if (est !== undefined && est !== null) lines.push(`  source rows to read: ~${est}`);
+  for (const item of (await sink.plan?.()) ?? []) lines.push(`  sink ${item.label}: ${item.value}`);
+  lines.push(`  batch size ${a.batchSize}${a.limit !== undefined ? `, limit ${a.limit}` : ''}`);
+  // The plan is what the user asked for, so it goes to stdout (no data is written in a dry run).
+  process.stdout.write(redact(lines.join('\n')) + '\n');
+  void reporter;
+}

@@ -1,0 +1,157 @@
+import path from 'node:path';
+import { configError } from '../core/errors.js';
+import { coerceField } from './coerce.js';
+import type { ConnectorSpec, FieldSpec, Role } from './fields.js';
+import { addSecret, MASKED } from './redact.js';
+import { suggest } from './suggest.js';
+import { parseQuery, parseUrl, type ParsedUrl } from './url.js';
+
+/** A resolved endpoint: which connector and kind, its typed fields, and how to show it safely. */
+export interface Endpoint {
+  role: Role;
+  spec: ConnectorSpec;
+  /** postgres | mysql | mariadb | sqlite | sqlserver | ndjson | http | https */
+  kind: string;
+  /** Parsed URL of network endpoints (absent for `-`, files and SQLite). */
+  url?: ParsedUrl;
+  /** File path of SQLite databases and NDJSON files; ':memory:' for an in-memory SQLite. */
+  file?: string;
+  /** `-`: stdin or stdout. */
+  stdio: boolean;
+  /** Every field: given values, then defaults. */
+  fields: Record<string, unknown>;
+  /** Fields the user set explicitly. */
+  given: Set<string>;
+  /** Query pairs that are not fields: handed to the driver. */
+  passthrough: [string, string][];
+  /** The endpoint as it may be printed: userinfo and secret fields masked. */
+  display: string;
+  warnings: string[];
+}
+
+export type SpecLookup = (scheme: string) => ConnectorSpec | undefined;
+
+const sideName = (role: Role): string => (role === 'consumer' ? 'source' : 'sink');
+
+/** Splits the forms that are not `scheme://authority` URLs: `-`, sqlite paths, file paths. */
+function splitPathForm(text: string, prefix: string): { file: string; query: [string, string][] } {
+  const rest = text.slice(prefix.length);
+  const q = rest.indexOf('?');
+  const rawPath = q < 0 ? rest : rest.slice(0, q);
+  let file: string;
+  try {
+    file = decodeURIComponent(rawPath);
+  } catch {
+    throw configError(`the path of ${prefix}... is not valid percent-encoding`);
+  }
+  if (file === '') throw configError(`${prefix} needs a path, e.g. ${prefix}./data.db`);
+  return { file: file === ':memory:' ? file : path.resolve(file), query: q < 0 ? [] : parseQuery(rest.slice(q + 1)) };
+}
+
+/**
+ * Resolves an endpoint argument for a role. `overrides` are flags and --src-opt/--dst-opt pairs;
+ * they win over the URL's query.
+ */
+export function resolveEndpoint(text: string, role: Role, lookup: SpecLookup, overrides: [string, string][] = []): Endpoint {
+  let scheme: string;
+  let url: ParsedUrl | undefined;
+  let file: string | undefined;
+  let query: [string, string][];
+  let stdio = false;
+  if (text === '-') {
+    scheme = '-';
+    stdio = true;
+    query = [];
+  } else if (/^sqlite::memory:/i.test(text)) {
+    scheme = 'sqlite';
+    file = ':memory:';
+    const q = text.indexOf('?');
+    query = q < 0 ? [] : parseQuery(text.slice(q + 1));
+  } else if (/^(sqlite|file):\/\//i.test(text)) {
+    scheme = text.slice(0, text.indexOf(':')).toLowerCase();
+    ({ file, query } = splitPathForm(text, text.slice(0, scheme.length + 3)));
+  } else {
+    url = parseUrl(text);
+    scheme = url.scheme;
+    query = url.query;
+  }
+  const spec = lookup(scheme);
+  if (!spec) throw configError(`unknown endpoint scheme "${scheme}://" for the ${sideName(role)}: use postgres://, mysql://, mariadb://, sqlite://, sqlserver://, http(s)://, file:// or -`);
+  const kind = spec.schemes[scheme]!;
+
+  // Register secrets before anything can echo them.
+  if (url?.userinfo !== undefined) {
+    addSecret(url.userinfo);
+    addSecret(url.password);
+  }
+  const all: [string, string][] = [...query, ...overrides];
+  for (const [k, v] of all) if (spec.fields.find((f) => f.name === k)?.secret) addSecret(v);
+
+  const warnings: string[] = [];
+  const fields: Record<string, unknown> = {};
+  const given = new Set<string>();
+  const passthrough: [string, string][] = [];
+  const fromQuery = new Set<string>();
+  const names = spec.fields.map((f) => f.name);
+  for (const [i, [key, value]] of all.entries()) {
+    const f = spec.fields.find((x) => x.name === key);
+    const isOverride = i >= query.length;
+    if (!f) {
+      const near = suggest(key, names);
+      const isDriverKind = spec.name === 'database' || (spec.name === 'http' && role === 'publisher');
+      if (isOverride || !isDriverKind)
+        throw configError(`${key} is not a field of the ${kind} ${sideName(role)}${near ? ` (did you mean ${near}?)` : ''}`, 'run `bridge connectors` for the list of fields');
+      if (near) warnings.push(`query key "${key}" is not a field, so it is passed to the driver; did you mean ${near}?`);
+      passthrough.push([key, value]);
+      continue;
+    }
+    if (!isOverride && fromQuery.has(key)) throw configError(`${key} is given twice in the ${sideName(role)} URL: keep one`);
+    if (!isOverride) fromQuery.add(key);
+    checkApplies(f, kind, role);
+    fields[key] = coerceField(f, value, '');
+    given.add(key);
+  }
+  for (const f of spec.fields) if (!(f.name in fields) && f.default !== undefined && appliesTo(f, kind, role)) fields[f.name] = f.default;
+  if (fields.tls && typeof fields.tls === 'object') addSecret((fields.tls as { cert_password?: string }).cert_password);
+
+  const ep: Endpoint = { role, spec, kind, stdio, fields, given, passthrough, display: '', warnings };
+  if (url) ep.url = url;
+  if (file !== undefined) ep.file = file;
+  ep.display = displayOf(text, ep);
+  return ep;
+}
+
+const appliesTo = (f: FieldSpec, kind: string, role: Role): boolean => f.roles.includes(role) && (!f.kinds || f.kinds.includes(kind));
+
+function checkApplies(f: FieldSpec, kind: string, role: Role): void {
+  if (!f.roles.includes(role)) {
+    const other = f.roles.includes('consumer') ? 'source (consumer)' : 'sink (publisher)';
+    throw configError(`${f.name} is a ${other} field; it cannot be set on the ${sideName(role)}`);
+  }
+  if (f.kinds && !f.kinds.includes(kind)) throw configError(`${f.name} is not supported on ${kind}: it applies to ${f.kinds.join(', ')} only`);
+  if (f.planned) throw configError(`${f.name} is not implemented yet in this version of bridge (${f.planned}); remove it`);
+}
+
+/** The endpoint text with userinfo and secret query values masked. */
+function displayOf(text: string, ep: Endpoint): string {
+  const q = text.indexOf('?');
+  let base = q < 0 ? text : text.slice(0, q);
+  if (ep.url?.userinfo !== undefined) base = base.replace(`${ep.url.userinfo}@`, `${MASKED}@`);
+  if (q < 0) return base;
+  const parts = text
+    .slice(q + 1)
+    .split('&')
+    .map((p) => {
+      const key = safeDecode(p.split('=')[0] ?? '');
+      return ep.spec.fields.find((f) => f.name === key)?.secret || /pass|secret|token|api_?key/i.test(key) ? `${key}=${MASKED}` : p;
+    });
+  return `${base}?${parts.join('&')}`;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

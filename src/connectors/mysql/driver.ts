@@ -1,0 +1,148 @@
+import type { Endpoint } from '../../config/endpoint.js';
+import type { TlsConfig } from '../../config/tls-spec.js';
+import { configError, type BridgeError, type ErrorKind } from '../../core/errors.js';
+import { tlsOptions } from '../postgres/driver.js';
+import { isNetworkError, wrap } from '../sql/errors.js';
+import type { PoolFactory } from '../sql/pool.js';
+import type { LogicalType, SqlConnection, SqlResult } from '../sql/types.js';
+
+type MysqlConn = import('mysql2/promise').Connection;
+
+/** mysql2 options a URL may pass through (plain values only). */
+const PASSABLE = new Set(['compress', 'connectTimeout', 'enableKeepAlive', 'keepAliveInitialDelay', 'localAddress', 'socketPath', 'insecureAuth', 'enableCleartextPlugin', 'flags', 'maxPreparedStatements', 'trace']);
+/** Options bridge sets itself so values pass through exactly (perf-notes: mysql2 would re-serialise JSON and round decimals). */
+const FORCED = {
+  supportBigNumbers: true,
+  bigNumberStrings: true,
+  decimalNumbers: false,
+  dateStrings: true,
+  jsonStrings: true,
+  timezone: 'Z',
+  multipleStatements: false,
+  charset: 'UTF8MB4_UNICODE_CI',
+} as const;
+
+/** mysql2 column type codes → logical type (binary charset 63 marks bytes). */
+function fieldType(f: { columnType?: number; characterSet?: number; columnLength?: number }): LogicalType | undefined {
+  const t = f.columnType;
+  switch (t) {
+    case 1:
+      return f.columnLength === 1 ? 'bool' : 'int';
+    case 2:
+    case 3:
+    case 9:
+    case 13:
+      return 'int';
+    case 8:
+      return 'bigint';
+    case 0:
+    case 246:
+      return 'decimal';
+    case 4:
+    case 5:
+      return 'float';
+    case 7:
+    case 12:
+      return 'timestamp';
+    case 10:
+    case 14:
+      return 'date';
+    case 11:
+      return 'time';
+    case 245:
+      return 'json';
+    case 16:
+      return f.columnLength === 1 ? 'bool' : 'bytes';
+    case 249:
+    case 250:
+    case 251:
+    case 252:
+    case 253:
+    case 254:
+      return f.characterSet === 63 ? 'bytes' : 'text';
+    default:
+      return undefined;
+  }
+}
+
+export class MysqlConnection implements SqlConnection {
+  constructor(readonly conn: MysqlConn) {}
+
+  async query(sql: string, params: readonly unknown[] = []): Promise<SqlResult> {
+    const [rows, fields] = await this.conn.query({ sql, rowsAsArray: true, values: params as unknown[] });
+    if (!Array.isArray(rows)) return { rows: [], fields: [], affected: (rows as { affectedRows?: number }).affectedRows ?? 0 };
+    return {
+      rows: rows as unknown[][],
+      fields: (fields ?? []).map((f) => ({ name: f.name, type: fieldType(f as never) })),
+      affected: 0,
+    };
+  }
+}
+
+function coerceOption(v: string): unknown {
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v;
+}
+
+export function mysqlConfig(ep: Endpoint, warn: (s: string) => void): Record<string, unknown> {
+  const u = ep.url!;
+  const cfg: Record<string, unknown> = { host: u.host || 'localhost', port: u.port ?? 3306 };
+  if (u.path) cfg.database = u.path;
+  const user = (ep.fields.username as string | undefined) ?? u.username;
+  const password = (ep.fields.password as string | undefined) ?? u.password;
+  if (user !== undefined) cfg.user = user;
+  if (password !== undefined) cfg.password = password;
+  for (const [k, v] of ep.passthrough) {
+    if (k in FORCED) throw configError(`${k} is set by bridge so that values pass through exactly; remove it from the URL`);
+    if (!PASSABLE.has(k)) throw configError(`${k} is neither a field of the ${ep.kind} connector nor a mysql2 connection option (${[...PASSABLE].join(', ')})`);
+    cfg[k] = coerceOption(v);
+  }
+  Object.assign(cfg, FORCED);
+  const ssl = tlsOptions(ep.fields.tls as TlsConfig | undefined, warn);
+  if (ssl) cfg.ssl = ssl;
+  return cfg;
+}
+
+const TRANSIENT = new Set(['PROTOCOL_CONNECTION_LOST', 'ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'ER_SERVER_SHUTDOWN', 'ER_CON_COUNT_ERROR', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CLIENT_INTERACTION_TIMEOUT', 'ER_NORMAL_SHUTDOWN']);
+const CONNECT = new Set(['ER_ACCESS_DENIED_ERROR', 'ER_BAD_DB_ERROR', 'ER_DBACCESS_DENIED_ERROR', 'ER_NOT_SUPPORTED_AUTH_MODE', 'HANDSHAKE_SSL_ERROR']);
+
+export function classifyMysql(e: unknown, connecting = false): BridgeError {
+  const code = (e as { code?: string })?.code ?? '';
+  const state = (e as { sqlState?: string })?.sqlState ?? '';
+  let kind: ErrorKind = 'fatal';
+  if (CONNECT.has(code)) kind = 'connect';
+  else if (isNetworkError(e) || TRANSIENT.has(code) || state.startsWith('08')) kind = connecting ? 'connect' : 'transient';
+  else if (state.startsWith('22') || state.startsWith('23') || code === 'ER_INVALID_JSON_TEXT' || code === 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD') kind = 'rejected';
+  return wrap(kind, e, connecting ? `cannot connect to ${code === 'ER_BAD_DB_ERROR' ? 'the database' : 'MySQL/MariaDB'}: ` : '');
+}
+
+export function mysqlPoolFactory(ep: Endpoint, warn: (s: string) => void): PoolFactory<MysqlConnection> {
+  const cfg = mysqlConfig(ep, warn);
+  return {
+    async create() {
+      const mysql = (await import('mysql2/promise')).default;
+      let conn: MysqlConn;
+      try {
+        conn = await mysql.createConnection(cfg);
+        await conn.query("SET time_zone = '+00:00'");
+      } catch (e) {
+        throw classifyMysql(e, true);
+      }
+      // Without a listener, a connection dropped while idle would crash the process.
+      conn.on('error', () => {});
+      return new MysqlConnection(conn);
+    },
+    async destroy(c) {
+      c.conn.destroy();
+    },
+    async ping(c) {
+      await c.conn.ping();
+    },
+    isBroken: (_c, e) => {
+      const k = classifyMysql(e).kind;
+      return k === 'transient' || k === 'connect';
+    },
+  };
+}

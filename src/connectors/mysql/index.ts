@@ -1,0 +1,14 @@
+import type { KindDriver } from '../sql/kind.js';
+import type { PoolFactory } from '../sql/pool.js';
+import type { SqlConnection } from '../sql/types.js';
+import { MysqlDialect } from './dialect.js';
+import { classifyMysql, mysqlPoolFactory } from './driver.js';
+
+export function mysqlKind(kind: 'mysql' | 'mariadb'): KindDriver {
+  return {
+    dialect: new MysqlDialect(kind),
+    poolFactory: (ep, warn) => mysqlPoolFactory(ep, warn) as unknown as PoolFactory<SqlConnection>,
+    classify: classifyMysql,
+    loose: false,
+  };
+}

@@ -1,0 +1,87 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import type { Endpoint } from '../../config/endpoint.js';
+import { BridgeError } from '../../core/errors.js';
+import type { Message } from '../../core/message.js';
+import type { PlanItem, Sink, SinkContext } from '../../core/route.js';
+
+/** Thrown when stdout's reader went away (`| head`): the route stops quietly. */
+export class OutputClosedError extends BridgeError {
+  constructor() {
+    super('fatal', 'stdout was closed by the reader');
+  }
+}
+
+/** One line per message. Keeps JSON payloads byte for byte; anything else becomes a JSON string. */
+export function toLine(m: Message): string {
+  let text = m.text();
+  if (!m.isJson) {
+    try {
+      JSON.parse(text);
+    } catch {
+      return JSON.stringify(text);
+    }
+  }
+  // Raw newlines in valid JSON are insignificant whitespace: flatten them to keep one line.
+  if (text.includes('\n') || text.includes('\r')) text = text.replace(/[\r\n]+/g, ' ');
+  return text;
+}
+
+/** Writes payloads as NDJSON to stdout or a file (`copy` truncates, `tail` appends). */
+export class NdjsonSink implements Sink {
+  private fh: FileHandle | undefined;
+  private durable = false;
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(private readonly ep: Endpoint) {}
+
+  async open(ctx: SinkContext): Promise<void> {
+    this.durable = ctx.durable;
+    if (this.ep.stdio || ctx.dryRun) return;
+    try {
+      this.fh = await open(this.ep.file!, ctx.mode === 'copy' ? 'w' : 'a');
+    } catch (e) {
+      throw new BridgeError('config', `cannot write ${this.ep.file}: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  write(messages: Message[]): Promise<void> {
+    // Writes are serialised so lines keep the order of batches even if the caller overlaps them.
+    const run = this.chain.then(() => this.writeNow(messages));
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  private async writeNow(messages: Message[]): Promise<void> {
+    let out = '';
+    for (const m of messages) out += toLine(m) + '\n';
+    if (this.fh) {
+      await this.fh.write(out);
+      if (this.durable) await this.fh.datasync();
+      return;
+    }
+    await writeStdout(out);
+  }
+
+  async close(): Promise<void> {
+    await this.chain;
+    await this.fh?.close();
+    this.fh = undefined;
+  }
+
+  async plan(): Promise<PlanItem[]> {
+    return [{ label: 'sink', value: this.ep.stdio ? 'NDJSON lines to stdout' : `NDJSON lines to ${this.ep.file}` }];
+  }
+}
+
+function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException): void => reject(e.code === 'EPIPE' ? new OutputClosedError() : e);
+    process.stdout.once('error', onError);
+    const ok = process.stdout.write(text, (err) => {
+      process.stdout.off('error', onError);
+      if (err) onError(err as NodeJS.ErrnoException);
+      else if (ok) resolve();
+    });
+    if (!ok) process.stdout.once('drain', () => resolve());
+  });
+}

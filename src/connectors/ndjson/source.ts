@@ -1,0 +1,60 @@
+import { createReadStream } from 'node:fs';
+import type { Endpoint } from '../../config/endpoint.js';
+import { BridgeError } from '../../core/errors.js';
+import { Message } from '../../core/message.js';
+import type { PlanItem, Source, SourceBatch } from '../../core/route.js';
+import { LineReader } from './lines.js';
+
+/** Reads one message per non-blank line of a file or stdin; each line must be JSON. */
+export class NdjsonSource implements Source {
+  readonly durablePosition = false;
+  private reader!: LineReader;
+  private readonly name: string;
+
+  constructor(private readonly ep: Endpoint) {
+    this.name = ep.stdio ? 'stdin' : ep.file!;
+  }
+
+  async open(): Promise<void> {
+    const stream = this.ep.stdio ? process.stdin : createReadStream(this.ep.file!, { highWaterMark: 1 << 20 });
+    if (!this.ep.stdio) {
+      await new Promise<void>((resolve, reject) => {
+        stream.once('open', () => resolve());
+        stream.once('error', (e: NodeJS.ErrnoException) =>
+          reject(new BridgeError('config', `cannot read ${this.name}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`, { cause: e })),
+        );
+      });
+    }
+    this.reader = new LineReader(stream);
+  }
+
+  async next(max: number, signal: AbortSignal): Promise<SourceBatch | null> {
+    const messages: Message[] = [];
+    while (messages.length < max && !signal.aborted) {
+      const line = await this.reader.next();
+      if (line === null) break;
+      if (line.trim() === '') continue;
+      try {
+        JSON.parse(line);
+      } catch (e) {
+        throw new BridgeError('input', `line ${this.reader.lineNo} of ${this.name} is not valid JSON (${(e as Error).message}); fix or remove that line`);
+      }
+      const m = new Message(line, undefined, this.ep.stdio ? undefined : `ndjson:${this.name}:${this.reader.lineNo}`);
+      m.isJson = true;
+      messages.push(m);
+      // Do not wait on a slow pipe for a full batch once something is in hand.
+      if (this.ep.stdio && this.reader.buffered === 0 && messages.length > 0 && process.stdin.readableLength === 0) break;
+    }
+    if (messages.length === 0) return null;
+    const line = this.reader.lineNo;
+    return { messages, position: `line ${line}`, ack: async () => {} };
+  }
+
+  async close(): Promise<void> {
+    await this.reader?.close();
+  }
+
+  async plan(): Promise<PlanItem[]> {
+    return [{ label: 'source', value: `NDJSON lines from ${this.name}` }];
+  }
+}

@@ -1,0 +1,10 @@
+import type { ConnectorSpec } from '../../config/fields.js';
+
+/** NDJSON endpoints: `-` (stdin/stdout) and `file://path`. One JSON document per line. */
+export const NDJSON_SPEC: ConnectorSpec = {
+  name: 'ndjson',
+  description:
+    'Consumer: reads one message per line of a file or of stdin (`-`). Publisher: writes one payload per line to a file or to stdout (`-`). `copy` truncates a file sink, `tail` appends.',
+  schemes: { file: 'ndjson', '-': 'ndjson' },
+  fields: [],
+};

@@ -1,0 +1,79 @@
+import { Dialect } from '../sql/dialect.js';
+import type { ColumnInfo, SqlConnection, TableInfo } from '../sql/types.js';
+import { pgTypeFromName } from './types.js';
+
+export class PostgresDialect extends Dialect {
+  readonly kind = 'postgres' as const;
+  readonly maxParams = 65535;
+  readonly maxIdentLength = 63;
+  override readonly rowPosition = 'ctid';
+  readonly now = 'now()';
+  override readonly updateReturning = true;
+
+  quote(ident: string): string {
+    return `"${ident.replace(/"/g, '""')}"`;
+  }
+
+  param(index: number): string {
+    return `$${index}`;
+  }
+
+  leaseUntil(seconds: number): string {
+    return `now() + interval '${Math.trunc(seconds)} seconds'`;
+  }
+
+  async introspect(conn: SqlConnection, table: string): Promise<TableInfo> {
+    const reg = this.table(table);
+    const cols = await conn.query(
+      `SELECT a.attname, CASE WHEN t.typtype = 'd' THEN bt.typname ELSE t.typname END, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull
+         FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid LEFT JOIN pg_type bt ON bt.oid = t.typbasetype
+        WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+      [reg],
+    );
+    if (cols.rows.length === 0) return { exists: false, columns: [], primaryKey: [], uniqueColumns: new Set() };
+    const columns: ColumnInfo[] = cols.rows.map(([name, udt, fmt, nullable]) => ({
+      name: name as string,
+      ...pgTypeFromName(udt as string),
+      dbType: fmt as string,
+      nullable: nullable === 't' || nullable === true,
+    }));
+    const keys = await conn.query(
+      `SELECT a.attname, i.indisprimary, i.indnatts
+         FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+        WHERE i.indrelid = to_regclass($1) AND (i.indisprimary OR (i.indisunique AND i.indnatts = 1))
+        ORDER BY i.indisprimary DESC, array_position(i.indkey::int2[], a.attnum)`,
+      [reg],
+    );
+    const primaryKey: string[] = [];
+    const uniqueColumns = new Set<string>();
+    for (const [name, primary, natts] of keys.rows) {
+      if (primary === 't') primaryKey.push(name as string);
+      if (String(natts) === '1') uniqueColumns.add(name as string);
+    }
+    return { exists: true, columns, primaryKey, uniqueColumns };
+  }
+
+  createQueueTable(table: string): string[] {
+    const t = this.table(table);
+    const idx = this.quote(`${this.baseName(table)}_locked_until_idx`.slice(0, 63));
+    return [
+      `CREATE TABLE IF NOT EXISTS ${t} (id BIGSERIAL PRIMARY KEY, payload BYTEA NOT NULL, locked_until TIMESTAMPTZ NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+      `CREATE INDEX IF NOT EXISTS ${idx} ON ${t} (locked_until)`,
+    ];
+  }
+
+  createCheckpointTable(table: string): string[] {
+    return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (cursor_id VARCHAR(255) PRIMARY KEY, last_value TEXT NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now())`];
+  }
+
+  upsertCheckpoint(table: string): string {
+    return `INSERT INTO ${this.table(table)} (cursor_id, last_value, updated_at) VALUES ($1, $2, now())
+            ON CONFLICT (cursor_id) DO UPDATE SET last_value = EXCLUDED.last_value, updated_at = EXCLUDED.updated_at`;
+  }
+
+  /** Serialises concurrent DDL of two processes on the same name (CREATE … IF NOT EXISTS races in PostgreSQL). */
+  override ddlLock(name: string): string {
+    // The name is a checked identifier (no quotes), so it can be inlined.
+    return `SELECT pg_advisory_xact_lock(hashtext('${name}'))`;
+  }
+}

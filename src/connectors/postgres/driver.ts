@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import type { Endpoint } from '../../config/endpoint.js';
+import type { TlsConfig } from '../../config/tls-spec.js';
+import { configError, type BridgeError, type ErrorKind } from '../../core/errors.js';
+import { isNetworkError, wrap } from '../sql/errors.js';
+import type { PoolFactory } from '../sql/pool.js';
+import type { SqlConnection, SqlResult } from '../sql/types.js';
+import { pgType } from './types.js';
+
+type PgModule = typeof import('pg');
+type PgClient = import('pg').Client;
+
+let pgModule: PgModule | undefined;
+async function loadPg(): Promise<PgModule> {
+  pgModule ??= (await import('pg')).default as unknown as PgModule;
+  return pgModule;
+}
+
+/** Every value arrives as the server's text: exact, and rendered by our own rules (decisions §4). */
+const RAW_TYPES = { getTypeParser: () => (v: string) => v };
+
+/** A pg client with the query shape the SQL layer expects. */
+export class PgConnection implements SqlConnection {
+  constructor(readonly client: PgClient) {}
+
+  async query(sql: string, params: readonly unknown[] = []): Promise<SqlResult> {
+    const r = await this.client.query({ text: sql, values: params as unknown[], rowMode: 'array', types: RAW_TYPES });
+    return {
+      rows: r.rows as unknown[][],
+      fields: (r.fields ?? []).map((f) => ({ name: f.name, ...pgType(f.dataTypeID) })),
+      affected: r.rowCount ?? 0,
+    };
+  }
+
+  /** A prepared, named statement: parsed once per connection, for hot insert paths. */
+  async queryNamed(name: string, sql: string, params: readonly unknown[]): Promise<number> {
+    const r = await this.client.query({ name, text: sql, values: params as unknown[], types: RAW_TYPES });
+    return r.rowCount ?? 0;
+  }
+}
+
+export function tlsOptions(tls: TlsConfig | undefined, warn: (s: string) => void): object | undefined {
+  if (!tls || (!tls.required && !tls.ca_file && !tls.cert_file)) return undefined;
+  const read = (p: string | undefined, what: string): string | undefined => {
+    if (!p) return undefined;
+    try {
+      return readFileSync(p, 'utf8');
+    } catch (e) {
+      throw configError(`tls.${what} cannot be read: ${(e as Error).message}`);
+    }
+  };
+  if (tls.accept_invalid_certs) warn('tls.accept_invalid_certs is set: the server certificate is not verified (insecure)');
+  const out: Record<string, unknown> = { rejectUnauthorized: !tls.accept_invalid_certs };
+  const ca = read(tls.ca_file, 'ca_file');
+  const cert = read(tls.cert_file, 'cert_file');
+  const key = read(tls.key_file, 'key_file');
+  if (ca) out.ca = ca;
+  if (cert) out.cert = cert;
+  if (key) out.key = key;
+  if (tls.cert_password) out.passphrase = tls.cert_password;
+  return out;
+}
+
+/** Builds the pg client config from the endpoint: fields win over URL userinfo; unknown query keys go to pg. */
+export function pgConfig(ep: Endpoint, warn: (s: string) => void): Record<string, unknown> {
+  const u = ep.url!;
+  const user = (ep.fields.username as string | undefined) ?? u.username;
+  const password = (ep.fields.password as string | undefined) ?? u.password;
+  const pass = new URLSearchParams();
+  let options = '-c TimeZone=UTC -c DateStyle=ISO,MDY -c IntervalStyle=postgres -c extra_float_digits=1';
+  for (const [k, v] of ep.passthrough) {
+    if (k === 'options') options += ` ${v}`;
+    else pass.append(k, v);
+  }
+  const host = u.host.includes(':') ? `[${u.host}]` : u.host;
+  const cs = `postgres://${host || 'localhost'}${u.port ? `:${u.port}` : ''}/${encodeURIComponent(u.path)}${pass.size ? `?${pass}` : ''}`;
+  const cfg: Record<string, unknown> = { connectionString: cs, options, application_name: 'bridge' };
+  if (user !== undefined) cfg.user = user;
+  if (password !== undefined) cfg.password = password;
+  const ssl = tlsOptions(ep.fields.tls as TlsConfig | undefined, warn);
+  if (ssl) {
+    if (pass.has('sslmode')) throw configError('give either tls or sslmode, not both');
+    cfg.ssl = ssl;
+  }
+  return cfg;
+}
+
+/** Classifies a pg error by SQLSTATE class (decisions §9, §10). */
+export function classifyPg(e: unknown, connecting = false): BridgeError {
+  const code = (e as { code?: string })?.code ?? '';
+  let kind: ErrorKind = 'fatal';
+  if (isNetworkError(e) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('53')) kind = connecting ? 'connect' : 'transient';
+  else if (code.startsWith('28') || code === '3D000') kind = 'connect';
+  else if (code === '40001' || code === '40P01' || code === '55P03') kind = 'transient';
+  else if (code.startsWith('23') || code.startsWith('22')) kind = 'rejected';
+  else if (/timeout expired|timed out/i.test((e as Error)?.message ?? '')) kind = connecting ? 'connect' : 'transient';
+  return wrap(kind, e, connecting ? 'cannot connect to PostgreSQL: ' : '');
+}
+
+export function pgPoolFactory(ep: Endpoint, warn: (s: string) => void): PoolFactory<PgConnection> {
+  const cfg = pgConfig(ep, warn);
+  return {
+    async create() {
+      const pg = await loadPg();
+      const client = new pg.Client(cfg);
+      // An idle client whose server went away emits 'error'; the next query on it fails and the pool drops it.
+      client.on('error', () => {});
+      try {
+        await client.connect();
+      } catch (e) {
+        throw classifyPg(e, true);
+      }
+      return new PgConnection(client);
+    },
+    async destroy(c) {
+      await c.client.end();
+    },
+    async ping(c) {
+      await c.client.query('SELECT 1');
+    },
+    isBroken: (_c, e) => {
+      const k = classifyPg(e).kind;
+      return k === 'transient' || k === 'connect';
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { ConnectorSpec } from '../config/fields.js';
+import type { Endpoint } from '../config/endpoint.js';
+import type { Sink, Source } from '../core/route.js';
+import { configError } from '../core/errors.js';
+import { HTTP_SPEC } from './http/spec.js';
+import { NDJSON_SPEC } from './ndjson/spec.js';
+import { DATABASE_SPEC } from './sql/spec.js';
+
+/** Every connector's schema. Loading this module loads no driver. */
+export const SPECS: readonly ConnectorSpec[] = [DATABASE_SPEC, HTTP_SPEC, NDJSON_SPEC];
+
+export function specForScheme(scheme: string): ConnectorSpec | undefined {
+  return SPECS.find((s) => Object.hasOwn(s.schemes, scheme));
+}
+
+/** Builds the source of an endpoint, importing its driver only now. */
+export async function createSource(ep: Endpoint): Promise<Source> {
+  switch (ep.spec.name) {
+    case 'ndjson':
+      return new (await import('./ndjson/source.js')).NdjsonSource(ep);
+    case 'database':
+      return (await import('./sql/factory.js')).createSqlSource(ep);
+    default:
+      throw configError(`the ${ep.kind} connector cannot be a source yet`);
+  }
+}
+
+/** Builds the sink of an endpoint, importing its driver only now. */
+export async function createSink(ep: Endpoint): Promise<Sink> {
+  switch (ep.spec.name) {
+    case 'ndjson':
+      return new (await import('./ndjson/sink.js')).NdjsonSink(ep);
+    case 'database':
+      return (await import('./sql/factory.js')).createSqlSink(ep);
+    default:
+      throw configError(`the ${ep.kind} connector cannot be a sink yet`);
+  }
+}

@@ -1,0 +1,155 @@
+import type { Endpoint } from '../../config/endpoint.js';
+import { BridgeError, transientError } from '../../core/errors.js';
+import type { PoolStats } from '../../core/route.js';
+import type { KindDriver } from './kind.js';
+import { AcquireTimeout, Pool } from './pool.js';
+import type { SqlConnection, SqlResult } from './types.js';
+
+/** A transaction kept open across awaits (a batch leased until the sink confirms it). */
+export interface HeldTransaction {
+  conn: SqlConnection;
+  query(sql: string, params?: readonly unknown[]): Promise<SqlResult>;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+/** A pool of one database plus the kind's error rules: every call comes back as a BridgeError. */
+export class Database {
+  constructor(
+    readonly driver: KindDriver,
+    readonly pool: Pool<SqlConnection>,
+  ) {}
+
+  get dialect() {
+    return this.driver.dialect;
+  }
+
+  private classify(e: unknown): BridgeError {
+    if (e instanceof AcquireTimeout) return transientError(e.message, e);
+    if (e instanceof BridgeError) {
+      // A failed reconnect during the run is worth retrying, unlike at start.
+      return e.kind === 'connect' ? new BridgeError('transient', e.message, { cause: e }) : e;
+    }
+    return this.driver.classify(e);
+  }
+
+  async query(sql: string, params?: readonly unknown[]): Promise<SqlResult> {
+    try {
+      return await this.pool.use((c) => c.query(sql, params));
+    } catch (e) {
+      throw this.classify(e);
+    }
+  }
+
+  /** Runs `fn` in a transaction on one connection; rolls back and classifies on failure. */
+  async transaction<T>(fn: (conn: SqlConnection) => Promise<T>, write = true): Promise<T> {
+    const tx = await this.begin(write);
+    try {
+      const out = await fn(tx.conn);
+      await tx.commit();
+      return out;
+    } catch (e) {
+      await tx.rollback();
+      throw this.classify(e);
+    }
+  }
+
+  async begin(write = true): Promise<HeldTransaction> {
+    let conn: SqlConnection;
+    try {
+      conn = await this.pool.acquire();
+    } catch (e) {
+      throw this.classify(e);
+    }
+    try {
+      await conn.query(write ? this.dialect.beginWrite : this.dialect.begin);
+    } catch (e) {
+      this.pool.release(conn, e);
+      throw this.classify(e);
+    }
+    let done = false;
+    let failure: unknown;
+    const finish = async (sql: string): Promise<void> => {
+      if (done) return;
+      done = true;
+      try {
+        await conn.query(sql);
+        this.pool.release(conn, failure);
+      } catch (e) {
+        this.pool.release(conn, e);
+        if (sql === 'COMMIT') throw this.classify(e);
+      }
+    };
+    return {
+      conn,
+      query: async (sql, params) => {
+        try {
+          return await conn.query(sql, params);
+        } catch (e) {
+          failure = e;
+          throw this.classify(e);
+        }
+      },
+      commit: () => finish('COMMIT'),
+      rollback: () => finish('ROLLBACK'),
+    };
+  }
+
+  stats(): PoolStats {
+    return this.pool.stats();
+  }
+}
+
+interface SharedEntry {
+  db: Database;
+  refs: number;
+}
+const shared = new Map<string, SharedEntry>();
+
+function poolKey(ep: Endpoint): string {
+  const f = ep.fields;
+  return JSON.stringify([ep.kind, ep.url?.base ?? ep.file, ep.passthrough, f.username, f.password, f.tls, f.max_connections, f.min_connections, f.acquire_timeout_ms, f.idle_timeout_ms, f.max_lifetime_ms, f.test_before_acquire]);
+}
+
+/**
+ * Opens (or, with shared=true, reuses) the pool of an endpoint and checks that it connects.
+ * Connection failures here are the run's "cannot connect" (exit 3).
+ */
+export async function openDatabase(ep: Endpoint, driver: KindDriver, warn: (s: string) => void): Promise<{ db: Database; release(): Promise<void> }> {
+  const key = poolKey(ep);
+  const isShared = ep.fields.shared !== false;
+  const existing = isShared ? shared.get(key) : undefined;
+  if (existing) {
+    existing.refs++;
+    return { db: existing.db, release: () => releaseShared(key) };
+  }
+  const f = ep.fields;
+  const memory = ep.file === ':memory:';
+  const pool = new Pool(driver.poolFactory(ep, warn), {
+    // One in-memory SQLite connection is one database: more would each see an empty one.
+    max: memory ? 1 : (f.max_connections as number),
+    min: f.min_connections as number,
+    acquireTimeoutMs: f.acquire_timeout_ms as number,
+    idleTimeoutMs: f.idle_timeout_ms as number,
+    maxLifetimeMs: f.max_lifetime_ms as number,
+    testBeforeAcquire: f.test_before_acquire as boolean,
+  });
+  try {
+    await pool.warm();
+  } catch (e) {
+    await pool.close();
+    throw e instanceof BridgeError ? e : driver.classify(e, true);
+  }
+  const db = new Database(driver, pool);
+  if (!isShared) return { db, release: () => pool.close() };
+  shared.set(key, { db, refs: 1 });
+  return { db, release: () => releaseShared(key) };
+}
+
+async function releaseShared(key: string): Promise<void> {
+  const e = shared.get(key);
+  if (!e) return;
+  if (--e.refs > 0) return;
+  shared.delete(key);
+  await e.db.pool.close();
+}

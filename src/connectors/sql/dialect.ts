@@ -1,0 +1,89 @@
+import type { ColumnInfo, LogicalType, SqlConnection, SqlKind, TableInfo } from './types.js';
+import { splitTableName } from './identifiers.js';
+
+/**
+ * SQL that differs between kinds. The base class holds the common (mostly ANSI) forms; each kind
+ * overrides only what it does differently.
+ */
+export abstract class Dialect {
+  abstract readonly kind: SqlKind;
+  abstract readonly maxParams: number;
+  abstract readonly maxIdentLength: number;
+  /** Hidden row position used to page tables without a primary key, if the kind has one. */
+  readonly rowPosition: string | undefined = undefined;
+  readonly begin: string = 'BEGIN';
+  /** Starts a transaction that will write (SQLite takes the write lock up front). */
+  readonly beginWrite: string = 'BEGIN';
+  readonly skipLocked: string = ' FOR UPDATE SKIP LOCKED';
+
+  abstract quote(ident: string): string;
+  abstract param(index: number): string;
+  abstract introspect(conn: SqlConnection, table: string): Promise<TableInfo>;
+  abstract createQueueTable(table: string): string[];
+  /** Statements that create the checkpoint table if missing. */
+  abstract createCheckpointTable(table: string): string[];
+  /** Upsert of (cursor_id, last_value) into the checkpoint table, with params 1 and 2. */
+  abstract upsertCheckpoint(table: string): string;
+  /** SQL expression for "now + seconds" comparable with the queue's locked_until column. */
+  abstract leaseUntil(seconds: number): string;
+  abstract readonly now: string;
+
+  /** Validated and quoted table name, `schema.table` allowed. */
+  table(name: string): string {
+    return splitTableName(name, this.maxIdentLength)
+      .map((p) => this.quote(p))
+      .join('.');
+  }
+
+  /** The last part of a possibly qualified table name. */
+  baseName(name: string): string {
+    return name.split('.').pop()!;
+  }
+
+  /** Schema part of a qualified name, if any. */
+  schemaOf(name: string): string | undefined {
+    const parts = name.split('.');
+    return parts.length === 2 ? parts[0] : undefined;
+  }
+
+  /** A statement run first in the DDL transaction so that two processes create a table one after the other. */
+  ddlLock(_name: string): string | undefined {
+    return undefined;
+  }
+
+  /** Whether `UPDATE … RETURNING` exists (a lease is then one statement). */
+  readonly updateReturning: boolean = false;
+
+  limit(n: number): string {
+    return ` LIMIT ${n}`;
+  }
+
+  /**
+   * Comparison value for a cursor position. Integers are inlined as checked literals (exact, no
+   * driver conversion through doubles); other values are bound.
+   */
+  cursorValue(type: LogicalType, value: string, params: unknown[]): string {
+    if ((type === 'int' || type === 'bigint') && /^-?\d+$/.test(value)) return value;
+    params.push(value);
+    return this.param(params.length);
+  }
+
+  /** `WHERE` condition for rows after `values` in the order of `cols` (keyset paging). */
+  keysetAfter(cols: ColumnInfo[], values: string[], params: unknown[]): string {
+    if (cols.length === 1) return `${this.quote(cols[0]!.name)} > ${this.cursorValue(cols[0]!.type, values[0]!, params)}`;
+    const left = cols.map((c) => this.quote(c.name)).join(', ');
+    const right = cols.map((c, i) => this.cursorValue(c.type, values[i]!, params)).join(', ');
+    return `(${left}) > (${right})`;
+  }
+
+  /** Placeholder list `(p1),(p2),...` helpers live in the sink; this is one row of n params. */
+  tuple(start: number, n: number): string {
+    let s = '(';
+    for (let i = 0; i < n; i++) s += (i ? ',' : '') + this.param(start + i);
+    return s + ')';
+  }
+
+  columnNames(cols: ColumnInfo[]): string {
+    return cols.map((c) => this.quote(c.name)).join(', ');
+  }
+}

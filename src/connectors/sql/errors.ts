@@ -1,0 +1,18 @@
+import { BridgeError, type ErrorKind } from '../../core/errors.js';
+
+const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
+
+/** True for errors of the network, not of the database's answer. */
+export function isNetworkError(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code === 'string' && NET_CODES.has(code)) return true;
+  const msg = (e as Error)?.message ?? '';
+  return /Connection terminated|connection is closed|Connection lost|socket hang up|read ECONNRESET|Can't add new command when connection is in closed state|closed state/i.test(msg);
+}
+
+/** Wraps a driver error keeping it as `cause` (every server field stays reachable). */
+export function wrap(kind: ErrorKind, e: unknown, prefix = ''): BridgeError {
+  if (e instanceof BridgeError) return e;
+  const msg = (e as Error)?.message ?? String(e);
+  return new BridgeError(kind, prefix + msg, { cause: e });
+}

@@ -1,0 +1,101 @@
+import { Message, type Metadata } from '../../core/message.js';
+import { rowRenderer, type RenderColumn } from './render.js';
+import type { KindDriver } from './kind.js';
+import type { LogicalType, SqlResult, TableInfo } from './types.js';
+
+export interface RowFormat {
+  driver: KindDriver;
+  table: string;
+  info: TableInfo;
+  timestamps: 'text' | 'rfc3339';
+  /** With source_metadata: the integer cursor column whose value goes to `bridge.src.cursor`. */
+  metadataCursor: string | undefined;
+}
+
+/**
+ * Turns result rows into messages: whole rows as JSON objects (decisions §4), or the payload column
+ * of a queue table. Renderers are compiled once per column list.
+ */
+export class RowMessages {
+  private readonly renderers = new Map<string, (row: unknown[]) => string>();
+  private readonly types: Map<string, { type: LogicalType; elem?: LogicalType; scale?: number }>;
+
+  constructor(private readonly f: RowFormat) {
+    this.types = new Map(f.info.columns.map((c) => [c.name, c]));
+  }
+
+  private columns(fields: SqlResult['fields'], skip: number): RenderColumn[] {
+    return fields.slice(skip).map((fl) => {
+      // PostgreSQL reports exact types per result column; the others are typed by introspection.
+      const known = this.f.driver.dialect.kind === 'postgres' ? undefined : this.types.get(fl.name);
+      return known ? { name: fl.name, type: known.type, elem: known.elem, scale: known.scale } : { name: fl.name, type: fl.type, elem: fl.elem };
+    });
+  }
+
+  private renderer(fields: SqlResult['fields'], skip: number): (row: unknown[]) => string {
+    const key = skip + ':' + fields.map((x) => `${x.name}/${x.type ?? ''}`).join(',');
+    let r = this.renderers.get(key);
+    if (!r) {
+      const opts = { timestamps: this.f.timestamps, ...(this.f.driver.parseArray ? { parseArray: this.f.driver.parseArray } : {}) };
+      r = rowRenderer(this.columns(fields, skip), opts, this.f.driver.loose);
+      this.renderers.set(key, r);
+    }
+    return r;
+  }
+
+  /**
+   * Whole rows as JSON. `skip` leading columns are positions the reader selected for itself (ctid,
+   * rowid); `seedOf` gives the deterministic id seed of a row.
+   */
+  rowsAsJson(res: SqlResult, skip: number, seedOf: (row: unknown[], i: number) => string): Message[] {
+    const render = this.renderer(res.fields, skip);
+    const cursorIdx = this.f.metadataCursor === undefined ? -1 : res.fields.findIndex((x) => x.name === this.f.metadataCursor);
+    const out = new Array<Message>(res.rows.length);
+    for (let i = 0; i < res.rows.length; i++) {
+      const row = res.rows[i]!;
+      const values = skip ? row.slice(skip) : row;
+      const m = new Message(render(values), cursorIdx >= 0 ? this.metadata(row[cursorIdx]) : undefined, seedOf(row, i));
+      m.isJson = true;
+      out[i] = m;
+    }
+    return out;
+  }
+
+  /** Queue rows: the message is the payload column as stored (bytes, JSON or text). */
+  payloads(res: SqlResult, idIndex: number, payloadIndex: number): Message[] {
+    const pType = this.types.get('payload')?.type ?? res.fields[payloadIndex]?.type;
+    return res.rows.map((row) => {
+      const raw = row[payloadIndex];
+      let payload: string | Buffer;
+      if (Buffer.isBuffer(raw)) payload = raw;
+      else if (pType === 'bytes' && typeof raw === 'string' && raw.startsWith('\\x')) payload = Buffer.from(raw.slice(2), 'hex');
+      else payload = raw === null || raw === undefined ? '' : String(raw);
+      const m = new Message(payload, this.f.metadataCursor ? this.metadata(row[idIndex]) : undefined, `${this.f.driver.dialect.kind}:${this.f.table}:id:${String(row[idIndex])}`);
+      m.isJson = pType === 'json';
+      return m;
+    });
+  }
+
+  private metadata(cursor: unknown): Metadata {
+    return {
+      'bridge.src.kind': this.f.driver.dialect.kind,
+      'bridge.src.table': this.f.table,
+      'bridge.src.cursor_column': this.f.metadataCursor!,
+      'bridge.src.cursor': String(cursor),
+    };
+  }
+}
+
+/** Exact text of a raw cursor/key value (never through a JS number for big values). */
+export function rawText(v: unknown): string {
+  if (Buffer.isBuffer(v)) return v.toString('hex');
+  return String(v);
+}
+
+/** Decimal text normalised so that 1.0 and 1.00 compare equal. */
+export function sameValue(a: string, b: string, type: LogicalType): boolean {
+  if (a === b) return true;
+  if (type !== 'decimal' && type !== 'float') return false;
+  const norm = (s: string): string => (s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s);
+  return norm(a) === norm(b);
+}

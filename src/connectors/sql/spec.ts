@@ -1,0 +1,125 @@
+import type { ConnectorSpec, FieldSpec } from '../../config/fields.js';
+import { TLS_FIELDS } from '../../config/tls-spec.js';
+
+const BOTH = ['consumer', 'publisher'] as const;
+const CONSUMER = ['consumer'] as const;
+const PUBLISHER = ['publisher'] as const;
+const SERVER_KINDS = ['postgres', 'mysql', 'mariadb', 'sqlserver'] as const;
+
+/** Contract §2.1: every field of the database connector. */
+export const DATABASE_FIELDS: readonly FieldSpec[] = [
+  { name: 'table', type: 'string', roles: BOTH, description: 'Table to read or write; `schema.table` is accepted. Required.' },
+  { name: 'username', type: 'string', roles: BOTH, description: 'User name; takes precedence over the one in the URL.' },
+  { name: 'password', type: 'string', roles: BOTH, secret: true, description: 'Password; takes precedence over the one in the URL. Never printed.' },
+  {
+    name: 'tls',
+    type: 'object',
+    roles: BOTH,
+    kinds: SERVER_KINDS,
+    fields: TLS_FIELDS,
+    description: 'TLS for the connection, as a JSON object: {"required":true,"ca_file":"ca.pem",...}. Not for SQLite.',
+  },
+  { name: 'shared', type: 'boolean', default: true, roles: BOTH, description: 'Share one pool between the endpoints of a run that name the same database; false forces a dedicated pool.' },
+  { name: 'max_connections', type: 'integer', default: 10, min: 1, max: 10000, roles: BOTH, description: 'Maximum pool size.' },
+  { name: 'min_connections', type: 'integer', default: 0, min: 0, max: 10000, roles: BOTH, description: 'Connections opened at start and kept in the pool.' },
+  { name: 'acquire_timeout_ms', type: 'integer', default: 30000, min: 1, roles: BOTH, description: 'How long to wait for a pooled connection (ms) before failing.' },
+  { name: 'idle_timeout_ms', type: 'integer', default: 600000, min: 1, roles: BOTH, description: 'Close connections idle for longer than this (ms), down to min_connections.' },
+  { name: 'max_lifetime_ms', type: 'integer', default: 1800000, min: 1, roles: BOTH, description: 'Close connections older than this (ms) when they are next released.' },
+  { name: 'test_before_acquire', type: 'boolean', default: false, roles: BOTH, description: 'Ping each pooled connection before handing it out (one round-trip per acquire).' },
+  {
+    name: 'auto_create_table',
+    type: 'boolean',
+    default: false,
+    roles: PUBLISHER,
+    description: 'Create the table if missing, in the queue shape (id, payload, locked_until, created_at) with an index on locked_until.',
+  },
+  {
+    name: 'bulk_copy',
+    type: 'boolean',
+    default: false,
+    roles: PUBLISHER,
+    kinds: ['postgres'],
+    planned: 'bulk_copy',
+    description: 'PostgreSQL only: load batches through COPY FROM STDIN instead of multi-row INSERT. Needs a token insert_query.',
+  },
+  {
+    name: 'columns',
+    type: 'enum',
+    values: ['auto'],
+    roles: PUBLISHER,
+    planned: 'columns=auto',
+    description: 'auto: write each JSON field of the payload into the column of the same name, cast to its type. The table must exist.',
+  },
+  { name: 'extra_column', type: 'string', roles: PUBLISHER, planned: 'extra_column', description: 'With columns=auto: column that takes the unmatched payload fields as one JSON object.' },
+  { name: 'key', type: 'string', roles: PUBLISHER, planned: 'key', description: 'With columns=auto: key column(s), comma-separated; a row with the same key is updated.' },
+  {
+    name: 'insert_query',
+    type: 'string',
+    roles: PUBLISHER,
+    planned: 'insert_query',
+    description: 'Custom INSERT: `?` binds the whole payload; ${payload:field} and ${metadata:key} bind single values.',
+  },
+  { name: 'lookup_query', type: 'string', roles: PUBLISHER, planned: 'lookup_query', description: 'SELECT whose first row answers each message; IN (${payload:id}) answers a batch in one query.' },
+  {
+    name: 'select_query',
+    type: 'string',
+    roles: CONSUMER,
+    kinds: ['postgres', 'sqlserver'],
+    description: 'Custom SELECT run in a transaction per batch ($1 on PostgreSQL, @p1 on SQL Server = batch size); the transaction commits after the sink confirmed.',
+  },
+  { name: 'delete_after_read', type: 'boolean', default: false, roles: CONSUMER, description: 'Delete rows once the sink confirmed them; two readers never get the same row.' },
+  { name: 'cursor_column', type: 'string', roles: CONSUMER, description: 'Read without deleting or locking, paged by this ascending column; ties are exact.' },
+  { name: 'cursor_id', type: 'string', roles: CONSUMER, description: 'Name under which the cursor position is persisted, so a restart resumes.' },
+  {
+    name: 'checkpoint_store',
+    type: 'string',
+    roles: CONSUMER,
+    secret: true,
+    description: 'Where cursor_id positions live: absent = table bridge_cursors_<table> in the source; a bare name or /<name> = that table; file://<path> = a local JSON file. Never printed.',
+  },
+  { name: 'source_metadata', type: 'boolean', default: false, roles: CONSUMER, description: 'Add bridge.src.* position metadata to each message; cursor_column must be a unique integer column.' },
+  {
+    name: 'timestamps',
+    type: 'enum',
+    values: ['text', 'rfc3339'],
+    default: 'text',
+    roles: CONSUMER,
+    kinds: ['postgres'],
+    description: "PostgreSQL only: render timestamp columns as the database's text, or as RFC 3339 in UTC with every fractional digit.",
+  },
+  { name: 'polling_interval_ms', type: 'integer', default: 100, min: 1, roles: CONSUMER, description: 'Wait between polls of a drained source (ms).' },
+  {
+    name: 'max_polling_interval_ms',
+    type: 'integer',
+    min: 1,
+    defaultText: 'none (constant interval)',
+    roles: CONSUMER,
+    description: 'When set, the wait doubles from polling_interval_ms up to this while drained, and resets when rows arrive.',
+  },
+  { name: 'publication', type: 'string', roles: CONSUMER, kinds: ['postgres'], planned: 'change capture (publication)', description: 'PostgreSQL only: stream inserts, updates and deletes of this publication (logical replication).' },
+  { name: 'slot_name', type: 'string', default: 'bridge_slot', roles: CONSUMER, kinds: ['postgres'], planned: 'change capture (slot_name)', description: 'Replication slot of change capture; created if missing.' },
+  {
+    name: 'create_publication',
+    type: 'boolean',
+    default: false,
+    roles: CONSUMER,
+    kinds: ['postgres'],
+    planned: 'change capture (create_publication)',
+    description: 'Create the publication for the configured table if it is missing (needs table-owner privilege).',
+  },
+];
+
+export const DATABASE_SPEC: ConnectorSpec = {
+  name: 'database',
+  description: 'Reads table rows as messages (consumer) or writes messages as rows (publisher).',
+  schemes: {
+    postgres: 'postgres',
+    postgresql: 'postgres',
+    mysql: 'mysql',
+    mariadb: 'mariadb',
+    sqlite: 'sqlite',
+    sqlserver: 'sqlserver',
+    mssql: 'sqlserver',
+  },
+  fields: DATABASE_FIELDS,
+};

@@ -1,0 +1,26 @@
+import type { Endpoint } from '../../config/endpoint.js';
+import { configError } from '../../core/errors.js';
+
+const has = (ep: Endpoint, f: string): boolean => ep.given.has(f);
+
+/** Decisions §5: combinations that are config errors, checked before anything connects. */
+export function validateDatabaseEndpoint(ep: Endpoint): void {
+  const f = ep.fields;
+  if (!has(ep, 'table')) throw configError(`the ${ep.kind} ${ep.role === 'consumer' ? 'source' : 'sink'} needs a table: add ?table=<name> to its URL`);
+  if ((f.min_connections as number) > (f.max_connections as number)) throw configError('min_connections is larger than max_connections');
+  if (ep.role === 'consumer') {
+    if (has(ep, 'cursor_column') && f.delete_after_read === true)
+      throw configError('cursor_column and delete_after_read cannot be combined: cursor paging never deletes; pick one');
+    if (has(ep, 'select_query')) {
+      const q = f.select_query as string;
+      const placeholder = ep.kind === 'sqlserver' ? '@p1' : '$1';
+      if (!new RegExp(placeholder.replace('$', '\\$') + '(?![0-9])').test(q)) throw configError(`select_query must contain the batch-size placeholder ${placeholder}`);
+      if (has(ep, 'cursor_column')) throw configError('select_query and cursor_column cannot be combined: the query decides what is read');
+    }
+    if (f.source_metadata === true && !has(ep, 'cursor_column')) throw configError('source_metadata needs cursor_column (a unique integer column)');
+    if (has(ep, 'cursor_id') && !has(ep, 'cursor_column')) throw configError('cursor_id needs cursor_column: only cursor paging has a position to persist');
+    if (has(ep, 'checkpoint_store') && !has(ep, 'cursor_id')) throw configError('checkpoint_store needs cursor_id (the name under which the position is kept)');
+    if (has(ep, 'max_polling_interval_ms') && (f.max_polling_interval_ms as number) < (f.polling_interval_ms as number))
+      throw configError('max_polling_interval_ms is smaller than polling_interval_ms');
+  }
+}

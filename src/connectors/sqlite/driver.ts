@@ -1,0 +1,95 @@
+import { existsSync } from 'node:fs';
+import type { Endpoint } from '../../config/endpoint.js';
+import { BridgeError, configError, type ErrorKind } from '../../core/errors.js';
+import { wrap } from '../sql/errors.js';
+import type { PoolFactory } from '../sql/pool.js';
+import type { SqlConnection, SqlResult } from '../sql/types.js';
+import { sqliteType } from './types.js';
+
+type Db = import('better-sqlite3').Database;
+type Statement = import('better-sqlite3').Statement;
+
+const bindable = (v: unknown): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) : v === undefined ? null : v);
+
+/** better-sqlite3 behind the async interface; statements are prepared once per connection. */
+export class SqliteConnection implements SqlConnection {
+  private readonly cache = new Map<string, Statement>();
+
+  constructor(readonly db: Db) {}
+
+  prepare(sql: string): Statement {
+    let s = this.cache.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      if (this.cache.size > 200) this.cache.clear();
+      this.cache.set(sql, s);
+    }
+    return s;
+  }
+
+  async query(sql: string, params: readonly unknown[] = []): Promise<SqlResult> {
+    const stmt = this.prepare(sql);
+    const args = params.map(bindable);
+    if (stmt.reader) {
+      const rows = stmt.raw(true).safeIntegers(true).all(...args) as unknown[][];
+      return { rows, fields: stmt.columns().map((c) => ({ name: c.name, ...sqliteType(c.type) })), affected: 0 };
+    }
+    const r = stmt.run(...args);
+    return { rows: [], fields: [], affected: r.changes };
+  }
+}
+
+export function classifySqlite(e: unknown, connecting = false): BridgeError {
+  if (e instanceof BridgeError) return e;
+  const code = String((e as { code?: string })?.code ?? '');
+  let kind: ErrorKind = 'fatal';
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) kind = 'transient';
+  else if (code.startsWith('SQLITE_CONSTRAINT') || code === 'SQLITE_MISMATCH' || code === 'SQLITE_TOOBIG') kind = 'rejected';
+  else if (code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_NOTADB' || connecting) kind = 'connect';
+  return wrap(kind, e, connecting ? 'cannot open SQLite database: ' : '');
+}
+
+const PRAGMA_VALUE = /^[A-Za-z0-9_.-]+$/;
+
+export function sqlitePoolFactory(ep: Endpoint): PoolFactory<SqliteConnection> {
+  const file = ep.file!;
+  if (ep.fields.tls !== undefined) throw configError('tls does not apply to SQLite (an embedded file database); remove it');
+  for (const [k, v] of ep.passthrough)
+    if (!/^[a-z_]+$/.test(k) || !PRAGMA_VALUE.test(v)) throw configError(`${k}=${v} is neither a field of the SQLite connector nor a PRAGMA setting`);
+  let first = true;
+  return {
+    async create() {
+      const Database = (await import('better-sqlite3')).default;
+      const memory = file === ':memory:';
+      const isNew = !memory && !existsSync(file);
+      if (isNew && ep.role === 'consumer') throw new BridgeError('connect', `cannot open SQLite database ${file}: no such file`);
+      let db: Db;
+      try {
+        db = new Database(file, { timeout: 5000 });
+      } catch (e) {
+        throw classifySqlite(e, true);
+      }
+      try {
+        // A file bridge creates gets WAL, so readers and the writer do not block each other.
+        if (isNew) db.pragma('journal_mode = WAL');
+        if (first && ep.passthrough.length > 0) {
+          const known = new Set(db.prepare('SELECT name FROM pragma_pragma_list').pluck().all() as string[]);
+          for (const [k] of ep.passthrough) if (!known.has(k)) throw configError(`${k} is neither a field of the SQLite connector nor a PRAGMA SQLite knows`);
+          first = false;
+        }
+        for (const [k, v] of ep.passthrough) db.pragma(`${k} = ${v}`);
+      } catch (e) {
+        db.close();
+        throw classifySqlite(e, true);
+      }
+      return new SqliteConnection(db);
+    },
+    async destroy(c) {
+      c.db.close();
+    },
+    async ping(c) {
+      c.db.prepare('SELECT 1').get();
+    },
+    isBroken: () => false,
+  };
+}

@@ -1,0 +1,32 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Message ids are unsigned 128-bit numbers shown as 32 lowercase hex digits. */
+export const formatId = (id: bigint): string => id.toString(16).padStart(32, '0');
+
+/** A new UUIDv7 (time-ordered) as a 128-bit number. */
+export function newId(): bigint {
+  const b = randomBytes(16);
+  const ms = BigInt(Date.now());
+  b.writeUIntBE(Number(ms >> 16n), 0, 4);
+  b.writeUInt16BE(Number(ms & 0xffffn), 4);
+  b[6] = (b[6]! & 0x0f) | 0x70;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  return BigInt('0x' + b.toString('hex'));
+}
+
+/** A deterministic id, so that a row delivered again after a restart keeps its id. */
+export function idFromSeed(seed: string): bigint {
+  return BigInt('0x' + createHash('sha256').update(seed).digest('hex').slice(0, 32));
+}
+
+/** Parses a message-id header: a UUID, else hex, else decimal; undefined when none fits. */
+export function parseId(text: string): bigint | undefined {
+  const t = text.trim();
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t)) return BigInt('0x' + t.replace(/-/g, ''));
+  if (/^(0x)?[0-9a-f]{1,32}$/i.test(t) && /[a-f]|^0x/i.test(t)) return BigInt(t.startsWith('0x') || t.startsWith('0X') ? t : '0x' + t);
+  if (/^[0-9]{1,39}$/.test(t)) {
+    const v = BigInt(t);
+    return v < 1n << 128n ? v : undefined;
+  }
+  return undefined;
+}

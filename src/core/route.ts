@@ -1,0 +1,80 @@
+import type { Message } from './message.js';
+
+/** How a route runs: `copy` drains and ends, `tail` follows until stopped, `serve` answers requests. */
+export type RunMode = 'copy' | 'tail' | 'serve';
+
+/** A batch read from a source, with the callbacks that move the source position. */
+export interface SourceBatch {
+  messages: Message[];
+  /** Human-readable source position after this batch (cursor value, LSN), for progress output. */
+  position?: string;
+  /** Called once the sink confirmed every message of this batch and of every batch before it. */
+  ack(): Promise<void>;
+  /** Called when the batch will not be delivered (stop, fatal error): give back leases and locks. */
+  release?(): Promise<void>;
+}
+
+/** Pool figures of one side, for the progress view. */
+export interface PoolStats {
+  inUse: number;
+  idle: number;
+  waiting: number;
+  max: number;
+}
+
+/** One line of a dry-run plan. */
+export interface PlanItem {
+  label: string;
+  value: string;
+}
+
+export interface SourceContext {
+  mode: RunMode;
+  batchSize: number;
+  /** Emits a warning line through the route's reporter. */
+  warn(text: string): void;
+  /** Stop polling once a poll finds nothing new, even in `tail` (cron use). */
+  exitWhenDrained: boolean;
+  /** --dry-run: connect and describe, but create and write nothing. */
+  dryRun: boolean;
+}
+
+/** A consumer endpoint: yields batches, pulled by the pipeline (backpressure = not calling next). */
+export interface Source {
+  open(ctx: SourceContext): Promise<void>;
+  /**
+   * The next batch of at most about `max` messages, or null when the source is drained (copy) or
+   * the signal was aborted. In `tail` it waits (polling) until rows arrive.
+   */
+  next(max: number, signal: AbortSignal): Promise<SourceBatch | null>;
+  close(): Promise<void>;
+  /** Rows still to read, when the source can tell (for ETA). */
+  estimateRows?(): Promise<number | null>;
+  plan?(): Promise<PlanItem[]>;
+  poolStats?(): PoolStats | undefined;
+  /** Where the persisted position stands ("to-lake in table bridge_cursors_events = 42"), if any. */
+  checkpoint?(): string | undefined;
+  /** Whether the source persists its position (cursor_id, deletes): sinks then sync each batch. */
+  readonly durablePosition: boolean;
+}
+
+export interface SinkContext {
+  mode: RunMode;
+  warn(text: string): void;
+  /** The source persists its position: a write must be durable before it resolves. */
+  durable: boolean;
+  /** --dry-run: connect and describe, but create and write nothing. */
+  dryRun: boolean;
+}
+
+/** A reply to one message (lookup answers, HTTP responses); undefined when the sink has nothing to say. */
+export type Reply = Message | undefined;
+
+/** A publisher endpoint. `write` resolves only once the batch is durable in the sink. */
+export interface Sink {
+  open(ctx: SinkContext): Promise<void>;
+  write(messages: Message[]): Promise<Reply[] | void>;
+  close(): Promise<void>;
+  plan?(): Promise<PlanItem[]>;
+  poolStats?(): PoolStats | undefined;
+}

@@ -1,0 +1,139 @@
+import { isRetryable } from '../core/errors.js';
+import type { Message } from '../core/message.js';
+import type { Reply, RunMode, Sink, Source, SourceBatch } from '../core/route.js';
+import type { StatsHub } from '../stats/hub.js';
+import { StoppedWhileRetrying, withRetry } from './retry.js';
+
+export interface RunOptions {
+  source: Source;
+  sink: Sink;
+  mode: RunMode;
+  batchSize: number;
+  /** Stop after about this many messages (a run of equal cursor values is kept whole). */
+  limit?: number;
+  /** Batches read ahead of the sink. */
+  readAhead: number;
+  maxRetries: number;
+  stats: StatsHub;
+  /** Aborted on SIGINT/SIGTERM: finish the batch being written, release the rest, save, return. */
+  stop: AbortSignal;
+  /** Receives replies the sink produced (lookup answers). */
+  onReplies?: (messages: Message[], replies: Reply[]) => Promise<void>;
+}
+
+export interface RunResult {
+  rows: number;
+  stopped: boolean;
+}
+
+/**
+ * Pulls batches from the source and writes them to the sink in order, one write at a time, with up
+ * to `readAhead` batches read ahead. A batch is acked (cursor saved, rows deleted) only after the
+ * sink confirmed it and every batch before it, so a crash at any point loses nothing.
+ */
+export async function runRoute(o: RunOptions): Promise<RunResult> {
+  const { source, sink, stats } = o;
+  const internal = new AbortController();
+  const readSignal = AbortSignal.any([o.stop, internal.signal]);
+  const queue: SourceBatch[] = [];
+  let readerDone = false;
+  let readerError: unknown;
+  let wake: (() => void) | undefined;
+  let spaceFree: (() => void) | undefined;
+  const notifyWriter = (): void => {
+    wake?.();
+    wake = undefined;
+  };
+  const notifyReader = (): void => {
+    spaceFree?.();
+    spaceFree = undefined;
+  };
+  const retryPolicy = (signal: AbortSignal) => ({
+    maxRetries: o.maxRetries,
+    signal,
+    onRetry: (e: unknown, attempt: number, wait: number) => {
+      stats.retries++;
+      stats.lastError = (e as Error).message;
+      stats.setState('retrying');
+      stats.warn(`retry ${attempt} in ${wait} ms: ${(e as Error).message}`);
+    },
+  });
+
+  let read = 0;
+  const reader = (async () => {
+    try {
+      while (!readSignal.aborted) {
+        while (queue.length >= o.readAhead && !readSignal.aborted) await new Promise<void>((r) => (spaceFree = r));
+        if (readSignal.aborted) break;
+        const want = o.limit === undefined ? o.batchSize : Math.min(o.batchSize, o.limit - read);
+        if (want <= 0) break;
+        const batch = await withRetry(() => source.next(want, readSignal), retryPolicy(readSignal));
+        if (stats.state === 'retrying') stats.setState('running');
+        if (!batch) break;
+        if (batch.messages.length === 0) {
+          await batch.ack();
+          continue;
+        }
+        read += batch.messages.length;
+        stats.rowsRead += batch.messages.length;
+        queue.push(batch);
+        notifyWriter();
+      }
+    } catch (e) {
+      if (!(e instanceof StoppedWhileRetrying)) readerError = e;
+    } finally {
+      readerDone = true;
+      notifyWriter();
+    }
+  })();
+
+  let acks: Promise<void> = Promise.resolve();
+  let ackError: unknown;
+  let writerError: unknown;
+  let written = 0;
+  try {
+    for (;;) {
+      while (queue.length === 0 && !readerDone) await new Promise<void>((r) => (wake = r));
+      if (o.stop.aborted || ackError !== undefined) break;
+      const batch = queue.shift();
+      if (!batch) break;
+      notifyReader();
+      stats.inFlight = queue.length + 1;
+      try {
+        const replies = await withRetry(() => sink.write(batch.messages), retryPolicy(o.stop));
+        if (stats.state === 'retrying') stats.setState('running');
+        if (replies && o.onReplies) await o.onReplies(batch.messages, replies);
+      } catch (e) {
+        queue.unshift(batch);
+        if (!(e instanceof StoppedWhileRetrying)) writerError = e;
+        break;
+      }
+      written += batch.messages.length;
+      stats.rowsWritten += batch.messages.length;
+      stats.batches++;
+      for (const m of batch.messages) stats.bytesWritten += m.byteLength;
+      stats.inFlight = queue.length;
+      acks = acks.then(async () => {
+        if (ackError !== undefined) return;
+        try {
+          await batch.ack();
+          if (batch.position !== undefined) stats.position = batch.position;
+        } catch (e) {
+          // A failed ack moves no position: the batch will be delivered again, which at-least-once allows.
+          if (isRetryable(e)) stats.warn(`could not record progress (will re-deliver after a restart): ${(e as Error).message}`);
+          else ackError = e;
+        }
+      });
+    }
+  } finally {
+    internal.abort();
+    notifyReader();
+    await reader;
+    await acks;
+    for (const b of queue.splice(0)) await b.release?.().catch(() => {});
+    stats.inFlight = 0;
+  }
+  const failure = writerError ?? ackError ?? readerError;
+  if (failure !== undefined) throw failure;
+  return { rows: written, stopped: o.stop.aborted };
+}

@@ -1,0 +1,97 @@
+import { EventEmitter } from 'node:events';
+import type { PoolStats } from '../core/route.js';
+
+export type RouteState = 'starting' | 'running' | 'waiting' | 'retrying' | 'stopping' | 'done' | 'failed';
+
+/** A point-in-time copy of the counters: what every view renders. */
+export interface StatsSnapshot {
+  command: string;
+  source: string;
+  sink: string;
+  mode: string;
+  state: RouteState;
+  startedAt: number;
+  now: number;
+  rowsRead: number;
+  rowsWritten: number;
+  bytesWritten: number;
+  batches: number;
+  inFlight: number;
+  retries: number;
+  deadLettered: number;
+  dropped: number;
+  position: string | undefined;
+  checkpoint: string | undefined;
+  estimatedRows: number | null;
+  sourcePool: PoolStats | undefined;
+  sinkPool: PoolStats | undefined;
+  lastError: string | undefined;
+}
+
+export interface HubEvents {
+  warning: [text: string];
+  state: [state: RouteState];
+}
+
+/**
+ * Counters the pipeline bumps and views read. Views sample `snapshot()` on a timer; the pipeline
+ * never waits for a view.
+ */
+export class StatsHub extends EventEmitter<HubEvents> {
+  command = '';
+  source = '';
+  sink = '';
+  mode = '';
+  state: RouteState = 'starting';
+  startedAt = Date.now();
+  rowsRead = 0;
+  rowsWritten = 0;
+  bytesWritten = 0;
+  batches = 0;
+  inFlight = 0;
+  retries = 0;
+  deadLettered = 0;
+  dropped = 0;
+  position: string | undefined;
+  checkpoint: string | undefined;
+  estimatedRows: number | null = null;
+  lastError: string | undefined;
+  sourcePool: (() => PoolStats | undefined) | undefined;
+  sinkPool: (() => PoolStats | undefined) | undefined;
+
+  setState(state: RouteState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.emit('state', state);
+  }
+
+  warn(text: string): void {
+    this.emit('warning', text);
+  }
+
+  snapshot(): StatsSnapshot {
+    return {
+      command: this.command,
+      source: this.source,
+      sink: this.sink,
+      mode: this.mode,
+      state: this.state,
+      startedAt: this.startedAt,
+      now: Date.now(),
+      rowsRead: this.rowsRead,
+      rowsWritten: this.rowsWritten,
+      bytesWritten: this.bytesWritten,
+      batches: this.batches,
+      inFlight: this.inFlight,
+      retries: this.retries,
+      deadLettered: this.deadLettered,
+      dropped: this.dropped,
+      position: this.position,
+      checkpoint: this.checkpoint,
+      estimatedRows: this.estimatedRows,
+      sourcePool: this.sourcePool?.(),
+      sinkPool: this.sinkPool?.(),
+      lastError: this.lastError,
+    };
+  }
+}

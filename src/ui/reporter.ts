@@ -1,0 +1,141 @@
+import { redact } from '../config/redact.js';
+import type { StatsHub, StatsSnapshot } from '../stats/hub.js';
+import { bytes, duration, elapsedMs, num, pool, rate } from './format.js';
+
+export type ProgressMode = 'auto' | 'tty' | 'plain' | 'json' | 'none' | 'bar';
+
+export interface Summary {
+  ok: boolean;
+  exitCode: number;
+  stopped: boolean;
+  error?: { code: string; message: string; hint?: string | undefined; messageId?: string | undefined };
+}
+
+/** Renders engine stats; never drives the work. All text passes through `redact`. */
+export interface Reporter {
+  start(hub: StatsHub): void;
+  warn(text: string): void;
+  info(text: string): void;
+  finish(snapshot: StatsSnapshot, summary: Summary): void;
+}
+
+const write = (line: string): void => {
+  process.stderr.write(redact(line) + '\n');
+};
+
+function checkpointText(s: StatsSnapshot): string {
+  return s.checkpoint ? `; checkpoint ${s.checkpoint}` : '';
+}
+
+/** Plain lines for cron and CI: one progress line every few seconds, then a summary. */
+export class PlainReporter implements Reporter {
+  private timer: NodeJS.Timeout | undefined;
+  private lastRows = 0;
+  private lastAt = Date.now();
+
+  constructor(
+    private readonly opts: { quiet: boolean; progress: boolean; intervalMs: number },
+  ) {}
+
+  start(hub: StatsHub): void {
+    hub.on('warning', (t) => this.warn(t));
+    if (!this.opts.progress || this.opts.quiet) return;
+    this.timer = setInterval(() => this.line(hub.snapshot()), this.opts.intervalMs);
+    this.timer.unref();
+  }
+
+  private line(s: StatsSnapshot): void {
+    const dt = Math.max(1, s.now - this.lastAt);
+    const now = ((s.rowsWritten - this.lastRows) * 1000) / dt;
+    this.lastRows = s.rowsWritten;
+    this.lastAt = s.now;
+    const parts = [`${num(s.rowsWritten)} rows`, `${num(now)} rows/s (avg ${num(rate(s))})`, bytes(s.bytesWritten)];
+    if (s.estimatedRows) parts.push(`${Math.min(100, (100 * s.rowsWritten) / s.estimatedRows).toFixed(1)}% of ~${num(s.estimatedRows)}`);
+    if (s.position) parts.push(`at ${s.position}`);
+    parts.push(`in flight ${s.inFlight}`);
+    if (s.retries) parts.push(`retries ${s.retries}`);
+    if (s.sourcePool) parts.push(`source pool ${pool(s.sourcePool)}`);
+    if (s.sinkPool) parts.push(`sink pool ${pool(s.sinkPool)}`);
+    if (s.state !== 'running') parts.push(s.state);
+    write(`bridge ${s.command}: ${parts.join(', ')}`);
+  }
+
+  warn(text: string): void {
+    if (!this.opts.quiet) write(`bridge: warning: ${text}`);
+  }
+
+  info(text: string): void {
+    if (!this.opts.quiet) write(`bridge: ${text}`);
+  }
+
+  finish(s: StatsSnapshot, summary: Summary): void {
+    if (this.timer) clearInterval(this.timer);
+    if (summary.error) {
+      const hint = summary.error.hint ? ` (${summary.error.hint})` : '';
+      write(`bridge: error: ${summary.error.message}${hint}`);
+    }
+    if (this.opts.quiet) return;
+    const ms = elapsedMs(s);
+    const verb = summary.ok ? (summary.stopped ? 'stopped' : 'done') : 'failed';
+    const moved = `${num(s.rowsWritten)} rows in ${duration(ms)} (${num(rate(s))} rows/s, ${bytes(s.bytesWritten)})`;
+    const extra = [s.retries ? `${s.retries} retries` : '', s.dropped ? `${num(s.dropped)} fields dropped` : '', s.deadLettered ? `${num(s.deadLettered)} dead-lettered` : '']
+      .filter(Boolean)
+      .join(', ');
+    write(`bridge ${s.command}: ${verb}: ${moved}${extra ? `, ${extra}` : ''}${s.position ? `; last position ${s.position}` : ''}${checkpointText(s)}`);
+  }
+}
+
+/** One JSON object per line on stderr: progress, warnings, and the summary. */
+export class JsonReporter implements Reporter {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly opts: { quiet: boolean; intervalMs: number }) {}
+
+  private emit(obj: Record<string, unknown>): void {
+    write(JSON.stringify({ ts: new Date().toISOString(), ...obj }));
+  }
+
+  private stats(s: StatsSnapshot): Record<string, unknown> {
+    return {
+      command: s.command,
+      source: s.source,
+      sink: s.sink,
+      state: s.state,
+      rows: s.rowsWritten,
+      rows_read: s.rowsRead,
+      bytes: s.bytesWritten,
+      elapsed_ms: elapsedMs(s),
+      rows_per_s: Math.round(rate(s)),
+      position: s.position ?? null,
+      checkpoint: s.checkpoint ?? null,
+      estimated_rows: s.estimatedRows,
+      in_flight: s.inFlight,
+      retries: s.retries,
+      dead_lettered: s.deadLettered,
+      dropped_fields: s.dropped,
+      source_pool: s.sourcePool ?? null,
+      sink_pool: s.sinkPool ?? null,
+    };
+  }
+
+  start(hub: StatsHub): void {
+    hub.on('warning', (t) => this.warn(t));
+    if (this.opts.quiet) return;
+    this.timer = setInterval(() => this.emit({ type: 'progress', ...this.stats(hub.snapshot()) }), this.opts.intervalMs);
+    this.timer.unref();
+  }
+
+  warn(text: string): void {
+    if (!this.opts.quiet) this.emit({ type: 'warning', message: text });
+  }
+
+  info(text: string): void {
+    if (!this.opts.quiet) this.emit({ type: 'info', message: text });
+  }
+
+  finish(s: StatsSnapshot, summary: Summary): void {
+    if (this.timer) clearInterval(this.timer);
+    if (summary.error) this.emit({ type: 'error', exit_code: summary.exitCode, ...summary.error });
+    this.emit({ type: 'summary', ok: summary.ok, exit_code: summary.exitCode, stopped: summary.stopped, ...this.stats(s) });
+  }
+}
