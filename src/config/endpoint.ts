@@ -80,7 +80,8 @@ export function resolveEndpoint(text: string, role: Role, lookup: SpecLookup, ov
   const kind = spec.schemes[scheme]!;
 
   // Register secrets before anything can echo them.
-  if (url?.userinfo !== undefined) {
+  // The password is what must never show; a bare user name is masked only in the displayed URL.
+  if (url?.password !== undefined) {
     addSecret(url.userinfo);
     addSecret(url.password);
   }

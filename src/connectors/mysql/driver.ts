@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import type { Endpoint } from '../../config/endpoint.js';
 import type { TlsConfig } from '../../config/tls-spec.js';
 import { configError, type BridgeError, type ErrorKind } from '../../core/errors.js';
@@ -90,7 +91,8 @@ export function mysqlConfig(ep: Endpoint, warn: (s: string) => void): Record<str
   const u = ep.url!;
   const cfg: Record<string, unknown> = { host: u.host || 'localhost', port: u.port ?? 3306 };
   if (u.path) cfg.database = u.path;
-  const user = (ep.fields.username as string | undefined) ?? u.username;
+  // Like the mysql client: without a user anywhere, the operating-system user.
+  const user = (ep.fields.username as string | undefined) ?? u.username ?? userInfo().username;
   const password = (ep.fields.password as string | undefined) ?? u.password;
   if (user !== undefined) cfg.user = user;
   if (password !== undefined) cfg.password = password;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import type { Endpoint } from '../../config/endpoint.js';
 import type { TlsConfig } from '../../config/tls-spec.js';
 import { configError, type BridgeError, type ErrorKind } from '../../core/errors.js';
@@ -64,7 +65,8 @@ export function tlsOptions(tls: TlsConfig | undefined, warn: (s: string) => void
 /** Builds the pg client config from the endpoint: fields win over URL userinfo; unknown query keys go to pg. */
 export function pgConfig(ep: Endpoint, warn: (s: string) => void): Record<string, unknown> {
   const u = ep.url!;
-  const user = (ep.fields.username as string | undefined) ?? u.username;
+  // Like libpq: without a user anywhere, the operating-system user.
+  const user = (ep.fields.username as string | undefined) ?? u.username ?? process.env.PGUSER ?? userInfo().username;
   const password = (ep.fields.password as string | undefined) ?? u.password;
   const pass = new URLSearchParams();
   let options = '-c TimeZone=UTC -c DateStyle=ISO,MDY -c IntervalStyle=postgres -c extra_float_digits=1';
@@ -73,10 +75,10 @@ export function pgConfig(ep: Endpoint, warn: (s: string) => void): Record<string
     else pass.append(k, v);
   }
   const host = u.host.includes(':') ? `[${u.host}]` : u.host;
-  const cs = `postgres://${host || 'localhost'}${u.port ? `:${u.port}` : ''}/${encodeURIComponent(u.path)}${pass.size ? `?${pass}` : ''}`;
+  // pg lets connection-string values override config fields (even with undefined), so credentials go in the string.
+  const auth = `${encodeURIComponent(user)}${password === undefined ? '' : `:${encodeURIComponent(password)}`}@`;
+  const cs = `postgres://${auth}${host || 'localhost'}${u.port ? `:${u.port}` : ''}/${encodeURIComponent(u.path)}${pass.size ? `?${pass}` : ''}`;
   const cfg: Record<string, unknown> = { connectionString: cs, options, application_name: 'bridge' };
-  if (user !== undefined) cfg.user = user;
-  if (password !== undefined) cfg.password = password;
   const ssl = tlsOptions(ep.fields.tls as TlsConfig | undefined, warn);
   if (ssl) {
     if (pass.has('sslmode')) throw configError('give either tls or sslmode, not both');

@@ -1,0 +1,49 @@
+import { execa, type ResultPromise } from 'execa';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(ROOT, 'bin/bridge.js');
+
+export interface RunResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI as users do; never throws on a non-zero exit. */
+export async function bridge(args: string[], opts: { input?: string; cwd?: string; env?: Record<string, string>; timeout?: number } = {}): Promise<RunResult> {
+  const r = await execa('node', [BIN, ...args], {
+    reject: false,
+    cwd: opts.cwd ?? ROOT,
+    ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' }),
+    env: { NO_COLOR: '1', ...opts.env },
+    timeout: opts.timeout ?? 120_000,
+  });
+  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
+/** Starts the CLI in the background (tail tests); the caller kills or signals it. */
+export function spawnBridge(args: string[], opts: { cwd?: string } = {}): ResultPromise {
+  return execa('node', [BIN, ...args], { reject: false, cwd: opts.cwd ?? ROOT, stdin: 'ignore', env: { NO_COLOR: '1' }, buffer: true });
+}
+
+export function tempDir(prefix = 'bridge-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export const lines = (text: string): string[] => text.split('\n').filter((l) => l.trim() !== '');
+
+export const parseLines = (text: string): unknown[] => lines(text).map((l) => JSON.parse(l) as unknown);
+
+export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 20_000, everyMs = 100): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined && v !== false) return v as T;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
