@@ -10,6 +10,11 @@ export interface SourceBatch {
   position?: string;
   /** Called once the sink confirmed every message of this batch and of every batch before it. */
   ack(): Promise<void>;
+  /**
+   * False when the ack cannot be repeated (it commits a transaction held since the read): if it
+   * fails, the rows simply stay in the source and are read again.
+   */
+  ackRetryable?: boolean;
   /** Called when the batch will not be delivered (stop, fatal error): give back leases and locks. */
   release?(): Promise<void>;
 }

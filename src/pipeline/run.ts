@@ -116,11 +116,11 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
       acks = acks.then(async () => {
         if (ackError !== undefined) return;
         try {
-          await batch.ack();
+          await withRetry(() => batch.ack(), { ...retryPolicy(o.stop), maxRetries: batch.ackRetryable === false ? 0 : Math.min(o.maxRetries, 10) });
           if (batch.position !== undefined) stats.position = batch.position;
         } catch (e) {
           // A failed ack moves no position: the batch will be delivered again, which at-least-once allows.
-          if (isRetryable(e)) stats.warn(`could not record progress (will re-deliver after a restart): ${(e as Error).message}`);
+          if (isRetryable(e) || e instanceof StoppedWhileRetrying) stats.warn(`could not record progress (will re-deliver after a restart): ${(e as Error).message}`);
           else ackError = e;
         }
       });

@@ -129,6 +129,8 @@ export function mysqlPoolFactory(ep: Endpoint, warn: (s: string) => void): PoolF
       try {
         conn = await mysql.createConnection(cfg);
         await conn.query("SET time_zone = '+00:00'");
+        // READ COMMITTED: no gap locks, so leasing readers and deletes of confirmed rows do not deadlock.
+        await conn.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
       } catch (e) {
         throw classifyMysql(e, true);
       }

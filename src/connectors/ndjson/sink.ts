@@ -39,6 +39,8 @@ export class NdjsonSink implements Sink {
     if (this.ep.stdio || ctx.dryRun) return;
     try {
       this.fh = await open(this.ep.file!, ctx.mode === 'copy' ? 'w' : 'a');
+      // Pipes and devices (/dev/null, FIFOs) cannot be synced; only regular files are.
+      if (!(await this.fh.stat()).isFile()) this.durable = false;
     } catch (e) {
       throw new BridgeError('config', `cannot write ${this.ep.file}: ${(e as Error).message}`, { cause: e });
     }

@@ -11,15 +11,31 @@ export interface DeleteOptions {
   rows: RowMessages;
 }
 
-/** `DELETE … WHERE (k1, k2) IN ((…), (…))`, written so every kind accepts it. */
-export function deleteByKeys(db: Database, table: string, key: ColumnInfo[], values: string[][]): { sql: string; params: unknown[] } {
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * Deletes rows by key. One `DELETE … WHERE k IN (…)` where the database locks only the listed
+ * rows; on MySQL/MariaDB an IN list is scanned as a range whose read of the next record waits on a
+ * row another open batch holds, so there each key is deleted by a point lookup.
+ */
+export function deleteByKeys(db: Database, table: string, key: ColumnInfo[], values: string[][]): Statement[] {
   const d = db.dialect;
+  const t = d.table(table);
+  const cols = key.length === 1 ? d.quote(key[0]!.name) : `(${key.map((k) => d.quote(k.name)).join(', ')})`;
+  const tuple = (v: string[], params: unknown[]): string => {
+    const parts = key.map((k, i) => d.cursorValue(k.type, v[i]!, params));
+    return parts.length === 1 ? parts[0]! : `(${parts.join(', ')})`;
+  };
+  if (d.kind === 'mysql' || d.kind === 'mariadb')
+    return values.map((v) => {
+      const params: unknown[] = [];
+      return { sql: `DELETE FROM ${t} WHERE ${cols} = ${tuple(v, params)}`, params };
+    });
   const params: unknown[] = [];
-  const tuples = values.map((v) => {
-    const parts = key.map((k, i) => `${d.quote(k.name)} = ${d.cursorValue(k.type, v[i]!, params)}`);
-    return parts.length === 1 ? parts[0]! : `(${parts.join(' AND ')})`;
-  });
-  return { sql: `DELETE FROM ${d.table(table)} WHERE ${tuples.join(' OR ')}`, params };
+  return [{ sql: `DELETE FROM ${t} WHERE ${cols} IN (${values.map((v) => tuple(v, params)).join(', ')})`, params }];
 }
 
 /**
@@ -78,13 +94,14 @@ export class DeleteReader implements Reader {
     return {
       messages,
       position: `${this.o.key.map((k) => k.name).join(',')}=${this.last!.join(',')}`,
+      ackRetryable: !held,
       ack: async () => {
         if (!held) {
-          await this.o.db.query(del.sql, del.params);
+          for (const st of del) await this.o.db.query(st.sql, st.params);
           return;
         }
         try {
-          await held.query(del.sql, del.params);
+          for (const st of del) await held.query(st.sql, st.params);
         } catch (e) {
           await held.rollback();
           throw e;

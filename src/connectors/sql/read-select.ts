@@ -1,7 +1,7 @@
 import { BridgeError } from '../../core/errors.js';
 import type { PlanItem, SourceBatch } from '../../core/route.js';
 import type { Database } from './database.js';
-import { deleteByKeys } from './read-delete.js';
+import { deleteByKeys, type Statement } from './read-delete.js';
 import type { Reader } from './reader.js';
 import { rawText, type RowMessages } from './rows.js';
 import type { ColumnInfo } from './types.js';
@@ -53,7 +53,7 @@ export class SelectReader implements Reader {
       );
     }
     this.previous = signature;
-    let del: { sql: string; params: unknown[] } | undefined;
+    let del: Statement[] | undefined;
     if (this.o.deleteKey) {
       const idx = this.o.deleteKey.map((k) => res.fields.findIndex((f) => f.name === k.name));
       if (idx.some((i) => i < 0)) {
@@ -64,10 +64,11 @@ export class SelectReader implements Reader {
     }
     return {
       messages,
+      ackRetryable: false,
       ack: async () => {
         if (del) {
           try {
-            await tx.query(del.sql, del.params);
+            for (const st of del) await tx.query(st.sql, st.params);
           } catch (e) {
             await tx.rollback();
             throw e;
