@@ -112,7 +112,7 @@ export async function main(argv: string[]): Promise<void> {
   const program = new Command('bridge')
     .description('Move data between SQL databases, NDJSON and HTTP endpoints.')
     .version(VERSION)
-    .showHelpAfterError()
+    .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeErr: (s) => process.stderr.write(redact(s)), writeOut: (s) => process.stdout.write(s) })
     .exitOverride();
 

@@ -58,10 +58,10 @@ export function resolveEndpoint(text: string, role: Role, lookup: SpecLookup, ov
   let file: string | undefined;
   let query: [string, string][];
   let stdio = false;
-  if (text === '-') {
+  if (text === '-' || text.startsWith('-?')) {
     scheme = '-';
     stdio = true;
-    query = [];
+    query = text === '-' ? [] : parseQuery(text.slice(2));
   } else if (/^sqlite::memory:/i.test(text)) {
     scheme = 'sqlite';
     file = ':memory:';

@@ -3,6 +3,7 @@ import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { PlanItem, Sink, SinkContext } from '../../core/route.js';
+import { toEnvelopeLine } from './envelope.js';
 
 /** Thrown when stdout's reader went away (`| head`): the route stops quietly. */
 export class OutputClosedError extends BridgeError {
@@ -55,7 +56,8 @@ export class NdjsonSink implements Sink {
 
   private async writeNow(messages: Message[]): Promise<void> {
     let out = '';
-    for (const m of messages) out += toLine(m) + '\n';
+    if (this.ep.fields.format === 'envelope') for (const m of messages) out += toEnvelopeLine(m, toLine(m)) + '\n';
+    else for (const m of messages) out += toLine(m) + '\n';
     if (this.fh) {
       await this.fh.write(out);
       if (this.durable) await this.fh.datasync();

@@ -3,6 +3,7 @@ import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError } from '../../core/errors.js';
 import { Message } from '../../core/message.js';
 import type { PlanItem, Source, SourceBatch } from '../../core/route.js';
+import { fromEnvelope } from './envelope.js';
 import { LineReader } from './lines.js';
 
 /** Reads one message per non-blank line of a file or stdin; each line must be JSON. */
@@ -34,14 +35,23 @@ export class NdjsonSource implements Source {
       const line = await this.reader.next();
       if (line === null) break;
       if (line.trim() === '') continue;
+      let value: unknown;
       try {
-        JSON.parse(line);
+        value = JSON.parse(line);
       } catch (e) {
         throw new BridgeError('input', `line ${this.reader.lineNo} of ${this.name} is not valid JSON (${(e as Error).message}); fix or remove that line`);
       }
-      const m = new Message(line, undefined, this.ep.stdio ? undefined : `ndjson:${this.name}:${this.reader.lineNo}`);
-      m.isJson = true;
-      messages.push(m);
+      if (this.ep.fields.format === 'envelope') {
+        try {
+          messages.push(fromEnvelope(value));
+        } catch (e) {
+          throw new BridgeError('input', `line ${this.reader.lineNo} of ${this.name} is not a message envelope: ${(e as Error).message}`);
+        }
+      } else {
+        const m = new Message(line, undefined, this.ep.stdio ? undefined : `ndjson:${this.name}:${this.reader.lineNo}`);
+        m.isJson = true;
+        messages.push(m);
+      }
       // Do not wait on a slow pipe for a full batch once something is in hand.
       if (this.ep.stdio && this.reader.buffered === 0 && messages.length > 0 && process.stdin.readableLength === 0) break;
     }

@@ -6,5 +6,15 @@ export const NDJSON_SPEC: ConnectorSpec = {
   description:
     'Consumer: reads one message per line of a file or of stdin (`-`). Publisher: writes one payload per line to a file or to stdout (`-`). `copy` truncates a file sink, `tail` appends.',
   schemes: { file: 'ndjson', '-': 'ndjson' },
-  fields: [],
+  fields: [
+    {
+      name: 'format',
+      type: 'enum',
+      values: ['payload', 'envelope'],
+      default: 'payload',
+      roles: ['consumer', 'publisher'],
+      description:
+        'payload: each line is a message payload. envelope: each line is {"id":"<32 hex digits>","metadata":{...},"payload":...}, so ids and metadata (source positions, lookup results, dead-letter errors) are kept.',
+    },
+  ],
 };
