@@ -67,7 +67,8 @@ function addRouteOptions(cmd: Command, mode: 'copy' | 'tail'): Command {
     .option('--src-opt <key=value>', 'set a source field (repeatable)', keyValue)
     .option('--dst-opt <key=value>', 'set a sink field (repeatable)', keyValue)
     .option('--max-retries <n>', 'retries of a transient failure before copy gives up', positiveInt('--max-retries'), 10)
-    .option('--read-ahead <n>', 'batches read ahead of the sink', positiveInt('--read-ahead'), 2);
+    .option('--read-ahead <n>', 'batches read ahead of the sink', positiveInt('--read-ahead'), 2)
+    .option('--dead-letter <url>', 'endpoint for messages the sink rejects (constraint, type); the rest goes on');
   if (mode === 'tail') cmd.option('--exit-when-drained', 'stop with exit 0 once a poll finds nothing new (for cron)');
   for (const f of fieldFlags()) {
     const side = f.role === 'consumer' ? 'source' : 'sink';
@@ -77,7 +78,7 @@ function addRouteOptions(cmd: Command, mode: 'copy' | 'tail'): Command {
   return cmd;
 }
 
-async function run(mode: 'copy' | 'tail', src: string, dst: string, o: CommonOpts): Promise<void> {
+async function run(mode: 'copy' | 'tail', src: string, dst: string, reply: string | undefined, o: CommonOpts): Promise<void> {
   const flags = splitFieldFlags(o);
   const args: RouteArgs = {
     command: mode,
@@ -91,6 +92,8 @@ async function run(mode: 'copy' | 'tail', src: string, dst: string, o: CommonOpt
     maxRetries: o.maxRetries,
     readAhead: o.readAhead,
     exitWhenDrained: o.exitWhenDrained === true,
+    ...(reply !== undefined ? { reply } : {}),
+    ...(typeof o.deadLetter === 'string' ? { deadLetter: o.deadLetter } : {}),
   };
   const reporter = makeReporter(o);
   const stop = new AbortController();
@@ -116,12 +119,15 @@ export async function main(argv: string[]): Promise<void> {
     .configureOutput({ writeErr: (s) => process.stderr.write(redact(s)), writeOut: (s) => process.stdout.write(s) })
     .exitOverride();
 
-  addRouteOptions(program.command('copy').description('copy everything the source holds now to the sink, then exit').argument('<src>', 'source endpoint URL, file://path or -').argument('<dst>', 'sink endpoint URL, file://path or -'), 'copy').action(
-    (src: string, dst: string, o: CommonOpts) => run('copy', src, dst, o),
-  );
-  addRouteOptions(program.command('tail').description('follow the source until stopped (SIGINT/SIGTERM), resuming from the checkpoint').argument('<src>').argument('<dst>'), 'tail').action(
-    (src: string, dst: string, o: CommonOpts) => run('tail', src, dst, o),
-  );
+  const replyHelp = 'where the sink\'s answers go (lookup_query rows), e.g. -';
+  addRouteOptions(
+    program.command('copy').description('copy everything the source holds now to the sink, then exit').argument('<src>', 'source endpoint URL, file://path or -').argument('<dst>', 'sink endpoint URL, file://path or -').argument('[reply]', replyHelp),
+    'copy',
+  ).action((src: string, dst: string, reply: string | undefined, o: CommonOpts) => run('copy', src, dst, reply, o));
+  addRouteOptions(
+    program.command('tail').description('follow the source until stopped (SIGINT/SIGTERM), resuming from the checkpoint').argument('<src>').argument('<dst>').argument('[reply]', replyHelp),
+    'tail',
+  ).action((src: string, dst: string, reply: string | undefined, o: CommonOpts) => run('tail', src, dst, reply, o));
   connectorsCommand(program);
 
   try {

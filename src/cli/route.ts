@@ -20,14 +20,26 @@ export interface RouteArgs {
   maxRetries: number;
   readAhead: number;
   exitWhenDrained: boolean;
+  /** Third endpoint: where the sink's answers (lookup rows) go. */
+  reply?: string;
+  /** --dead-letter: where rejected messages go, with the error in metadata. */
+  deadLetter?: string;
 }
 
 /** Resolves both endpoints; config mistakes surface here, before anything connects. */
-export function resolveRoute(a: RouteArgs): { src: Endpoint; dst: Endpoint } {
+export function resolveRoute(a: RouteArgs): { src: Endpoint; dst: Endpoint; reply?: Endpoint; dead?: Endpoint } {
   const src = resolveEndpoint(a.src, 'consumer', specForScheme, a.srcOpts);
   const dst = resolveEndpoint(a.dst, 'publisher', specForScheme, a.dstOpts);
   if (src.stdio && dst.stdio && a.command !== 'copy') throw configError('tail from - to - has nothing to follow');
-  return { src, dst };
+  const out: { src: Endpoint; dst: Endpoint; reply?: Endpoint; dead?: Endpoint } = { src, dst };
+  if (a.reply !== undefined) out.reply = resolveEndpoint(a.reply, 'publisher', specForScheme);
+  else if (dst.given.has('lookup_query')) throw configError('lookup_query answers each message: give a third endpoint for the answers, e.g. - for stdout');
+  if (a.deadLetter !== undefined) {
+    const probe = resolveEndpoint(a.deadLetter, 'publisher', specForScheme);
+    // A dead-letter file keeps ids and the error text unless told otherwise.
+    out.dead = probe.spec.name === 'ndjson' && !probe.given.has('format') ? resolveEndpoint(a.deadLetter, 'publisher', specForScheme, [['format', 'envelope']]) : probe;
+  }
+  return out;
 }
 
 /** Maps any failure to the exit code and the one-line message users see. */
@@ -50,10 +62,12 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
   reporter.start(hub);
   let source: Source | undefined;
   let sink: Sink | undefined;
+  let replySink: Sink | undefined;
+  let deadSink: Sink | undefined;
   let summary: Summary;
   let rows = 0;
   try {
-    const { src, dst } = resolveRoute(a);
+    const { src, dst, reply, dead } = resolveRoute(a);
     hub.source = src.display;
     hub.sink = dst.display;
     for (const w of [...src.warnings, ...dst.warnings]) reporter.warn(w);
@@ -61,7 +75,16 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     sink = await createSink(dst);
     const warn = (t: string): void => hub.warn(t);
     await source.open({ mode: a.command, batchSize: a.batchSize, warn, exitWhenDrained: a.exitWhenDrained, dryRun: a.dryRun });
-    await sink.open({ mode: a.command, warn, durable: source.durablePosition, dryRun: a.dryRun });
+    const sinkCtx = { mode: a.command, warn, durable: source.durablePosition, dryRun: a.dryRun, countDropped: (n: number) => (hub.dropped += n) };
+    await sink.open(sinkCtx);
+    if (reply) {
+      replySink = await createSink(reply);
+      await replySink.open(sinkCtx);
+    }
+    if (dead) {
+      deadSink = await createSink(dead);
+      await deadSink.open(sinkCtx);
+    }
     hub.sourcePool = () => source?.poolStats?.();
     hub.sinkPool = () => sink?.poolStats?.();
     if (a.dryRun) {
@@ -80,6 +103,15 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
         maxRetries: a.command === 'copy' ? a.maxRetries : Infinity,
         stats: hub,
         stop,
+        ...(deadSink ? { deadLetter: deadSink } : {}),
+        ...(replySink
+          ? {
+              onReplies: async (_m, replies) => {
+                const answers = replies.filter((r): r is NonNullable<typeof r> => r !== undefined);
+                if (answers.length) await replySink!.write(answers);
+              },
+            }
+          : {}),
       });
       rows = result.rows;
       summary = { ok: true, exitCode: 0, stopped: result.stopped };
@@ -95,6 +127,8 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
   hub.setState(summary.ok ? 'done' : 'failed');
   await source?.close().catch(() => {});
   await sink?.close().catch(() => {});
+  await replySink?.close().catch(() => {});
+  await deadSink?.close().catch(() => {});
   void rows;
   reporter.finish(hub.snapshot(), summary);
   return summary.exitCode;

@@ -1,4 +1,5 @@
 import { formatId, idFromSeed, newId } from './ids.js';
+import { scanFields, type Fields } from './json-fields.js';
 
 export type Payload = string | Buffer;
 export type Metadata = Record<string, string>;
@@ -37,6 +38,14 @@ export class Message {
 
   bytes(): Buffer {
     return typeof this.payload === 'string' ? Buffer.from(this.payload, 'utf8') : this.payload;
+  }
+
+  private fieldsValue: Fields | null | undefined;
+
+  /** Top-level fields of a JSON-object payload with their exact text; null when it is not one. Cached. */
+  fields(): Fields | null {
+    if (this.fieldsValue === undefined) this.fieldsValue = scanFields(this.text()) ?? null;
+    return this.fieldsValue;
   }
 
   get byteLength(): number {

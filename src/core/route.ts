@@ -70,6 +70,8 @@ export interface SinkContext {
   durable: boolean;
   /** --dry-run: connect and describe, but create and write nothing. */
   dryRun: boolean;
+  /** Counts payload fields the sink had no place for (columns=auto without extra_column). */
+  countDropped(n: number): void;
 }
 
 /** A reply to one message (lookup answers, HTTP responses); undefined when the sink has nothing to say. */
@@ -79,6 +81,11 @@ export type Reply = Message | undefined;
 export interface Sink {
   open(ctx: SinkContext): Promise<void>;
   write(messages: Message[]): Promise<Reply[] | void>;
+  /**
+   * The first message of a rejected batch that the sink refuses, found without keeping anything
+   * written (probes are rolled back), with the sink's own error.
+   */
+  locate?(messages: Message[]): Promise<{ index: number; error: Error } | undefined>;
   close(): Promise<void>;
   plan?(): Promise<PlanItem[]>;
   poolStats?(): PoolStats | undefined;

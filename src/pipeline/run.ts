@@ -2,6 +2,7 @@ import { isRetryable } from '../core/errors.js';
 import type { Message } from '../core/message.js';
 import type { Reply, RunMode, Sink, Source, SourceBatch } from '../core/route.js';
 import type { StatsHub } from '../stats/hub.js';
+import { deliver } from './deliver.js';
 import { StoppedWhileRetrying, withRetry } from './retry.js';
 
 export interface RunOptions {
@@ -19,6 +20,8 @@ export interface RunOptions {
   stop: AbortSignal;
   /** Receives replies the sink produced (lookup answers). */
   onReplies?: (messages: Message[], replies: Reply[]) => Promise<void>;
+  /** Takes messages the sink rejects for good (constraint, type), so the rest goes on. */
+  deadLetter?: Sink;
 }
 
 export interface RunResult {
@@ -100,7 +103,7 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
       notifyReader();
       stats.inFlight = queue.length + 1;
       try {
-        const replies = await withRetry(() => sink.write(batch.messages), retryPolicy(o.stop));
+        const replies = await deliver(batch.messages, { sink, deadLetter: o.deadLetter, retry: retryPolicy(o.stop), stats });
         if (stats.state === 'retrying') stats.setState('running');
         if (replies && o.onReplies) await o.onReplies(batch.messages, replies);
       } catch (e) {

@@ -1,5 +1,5 @@
 import { Dialect } from '../sql/dialect.js';
-import type { ColumnInfo, LogicalType, SqlConnection, TableInfo } from '../sql/types.js';
+import { MISSING_TABLE, withUniques, type ColumnInfo, type LogicalType, type SqlConnection, type TableInfo } from '../sql/types.js';
 
 /** information_schema type → logical type. */
 function mysqlType(dataType: string, columnType: string): LogicalType {
@@ -95,7 +95,7 @@ export class MysqlDialect extends Dialect {
         WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
       [schema, name],
     );
-    if (cols.rows.length === 0) return { exists: false, columns: [], primaryKey: [], uniqueColumns: new Set() };
+    if (cols.rows.length === 0) return MISSING_TABLE;
     // MariaDB's JSON is LONGTEXT with a json_valid() check: find those columns to embed them as JSON.
     const jsonCols = new Set<string>();
     try {
@@ -118,19 +118,18 @@ export class MysqlDialect extends Dialect {
       ...(scale === null || scale === undefined ? {} : { scale: Number(scale) }),
     }));
     const idx = await conn.query(
-      `SELECT INDEX_NAME, COLUMN_NAME, NON_UNIQUE, (SELECT COUNT(*) FROM information_schema.STATISTICS s2
-              WHERE s2.TABLE_SCHEMA = s.TABLE_SCHEMA AND s2.TABLE_NAME = s.TABLE_NAME AND s2.INDEX_NAME = s.INDEX_NAME)
-         FROM information_schema.STATISTICS s
-        WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? ORDER BY INDEX_NAME, SEQ_IN_INDEX`,
+      `SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS
+        WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND NON_UNIQUE = 0 ORDER BY INDEX_NAME, SEQ_IN_INDEX`,
       [schema, name],
     );
-    const primaryKey: string[] = [];
-    const uniqueColumns = new Set<string>();
-    for (const [index, col, nonUnique, count] of idx.rows) {
-      if (index === 'PRIMARY') primaryKey.push(String(col));
-      if (String(nonUnique) === '0' && String(count) === '1') uniqueColumns.add(String(col));
-    }
-    return { exists: true, columns, primaryKey, uniqueColumns };
+    const sets = new Map<string, string[]>();
+    for (const [index, col] of idx.rows) sets.set(String(index), [...(sets.get(String(index)) ?? []), String(col)]);
+    return withUniques({ exists: true, columns, primaryKey: sets.get('PRIMARY') ?? [], uniqueSets: [...sets.values()] });
+  }
+
+  override upsertClause(keys: string[], update: string[]): string {
+    const set = update.length ? update : [keys[0]!];
+    return ` ON DUPLICATE KEY UPDATE ${set.map((c) => `${this.quote(c)} = VALUES(${this.quote(c)})`).join(', ')}`;
   }
 
   createQueueTable(table: string): string[] {

@@ -11,6 +11,8 @@ export class NdjsonSource implements Source {
   readonly durablePosition = false;
   private reader!: LineReader;
   private readonly name: string;
+  /** A bad line found after good ones: those are delivered first, the error comes on the next call. */
+  private pending: BridgeError | undefined;
 
   constructor(private readonly ep: Endpoint) {
     this.name = ep.stdio ? 'stdin' : ep.file!;
@@ -30,7 +32,20 @@ export class NdjsonSource implements Source {
   }
 
   async next(max: number, signal: AbortSignal): Promise<SourceBatch | null> {
+    if (this.pending) throw this.pending;
     const messages: Message[] = [];
+    try {
+      await this.fill(messages, max, signal);
+    } catch (e) {
+      if (!(e instanceof BridgeError) || messages.length === 0) throw e;
+      this.pending = e;
+    }
+    if (messages.length === 0) return null;
+    const line = this.reader.lineNo;
+    return { messages, position: `line ${line}`, ack: async () => {} };
+  }
+
+  private async fill(messages: Message[], max: number, signal: AbortSignal): Promise<void> {
     while (messages.length < max && !signal.aborted) {
       const line = await this.reader.next();
       if (line === null) break;
@@ -55,9 +70,6 @@ export class NdjsonSource implements Source {
       // Do not wait on a slow pipe for a full batch once something is in hand.
       if (this.ep.stdio && this.reader.buffered === 0 && messages.length > 0 && process.stdin.readableLength === 0) break;
     }
-    if (messages.length === 0) return null;
-    const line = this.reader.lineNo;
-    return { messages, position: `line ${line}`, ack: async () => {} };
   }
 
   async close(): Promise<void> {

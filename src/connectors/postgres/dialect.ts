@@ -1,6 +1,9 @@
 import { Dialect } from '../sql/dialect.js';
-import type { ColumnInfo, SqlConnection, TableInfo } from '../sql/types.js';
+import { MISSING_TABLE, withUniques, type ColumnInfo, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { pgTypeFromName } from './types.js';
+
+/** Types whose names need no schema: bound values are cast to them in columns=auto. */
+const BUILTIN_CASTS = new Set(['bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'json', 'jsonb', 'bytea', 'date', 'time', 'timetz', 'timestamp', 'timestamptz', 'uuid', 'interval', 'inet', 'cidr', 'macaddr', 'oid']);
 
 export class PostgresDialect extends Dialect {
   readonly kind = 'postgres' as const;
@@ -30,27 +33,37 @@ export class PostgresDialect extends Dialect {
         WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
       [reg],
     );
-    if (cols.rows.length === 0) return { exists: false, columns: [], primaryKey: [], uniqueColumns: new Set() };
-    const columns: ColumnInfo[] = cols.rows.map(([name, udt, fmt, nullable]) => ({
-      name: name as string,
-      ...pgTypeFromName(udt as string),
-      dbType: fmt as string,
-      nullable: nullable === 't' || nullable === true,
-    }));
+    if (cols.rows.length === 0) return MISSING_TABLE;
+    const columns: ColumnInfo[] = cols.rows.map(([name, udt, fmt, nullable]) => {
+      const base = String(udt).replace(/^_/, '');
+      const c: ColumnInfo = { name: name as string, ...pgTypeFromName(udt as string), dbType: fmt as string, nullable: nullable === 't' || nullable === true };
+      if (BUILTIN_CASTS.has(base)) c.castType = String(udt).startsWith('_') ? `${base}[]` : base;
+      return c;
+    });
     const keys = await conn.query(
-      `SELECT a.attname, i.indisprimary, i.indnatts
+      `SELECT i.indexrelid::text, a.attname, i.indisprimary
          FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
-        WHERE i.indrelid = to_regclass($1) AND (i.indisprimary OR (i.indisunique AND i.indnatts = 1))
-        ORDER BY i.indisprimary DESC, array_position(i.indkey::int2[], a.attnum)`,
+        WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indpred IS NULL
+        ORDER BY i.indisprimary DESC, i.indexrelid, array_position(i.indkey::int2[], a.attnum)`,
       [reg],
     );
+    const sets = new Map<string, string[]>();
     const primaryKey: string[] = [];
-    const uniqueColumns = new Set<string>();
-    for (const [name, primary, natts] of keys.rows) {
+    for (const [index, name, primary] of keys.rows) {
       if (primary === 't') primaryKey.push(name as string);
-      if (String(natts) === '1') uniqueColumns.add(name as string);
+      sets.set(index as string, [...(sets.get(index as string) ?? []), name as string]);
     }
-    return { exists: true, columns, primaryKey, uniqueColumns };
+    return withUniques({ exists: true, columns, primaryKey, uniqueSets: [...sets.values()] });
+  }
+
+  override upsertClause(keys: string[], update: string[]): string {
+    const k = keys.map((x) => this.quote(x)).join(', ');
+    if (update.length === 0) return ` ON CONFLICT (${k}) DO NOTHING`;
+    return ` ON CONFLICT (${k}) DO UPDATE SET ${update.map((c) => `${this.quote(c)} = EXCLUDED.${this.quote(c)}`).join(', ')}`;
+  }
+
+  override castParam(placeholder: string, col: ColumnInfo): string {
+    return col.castType ? `${placeholder}::${col.castType}` : placeholder;
   }
 
   createQueueTable(table: string): string[] {

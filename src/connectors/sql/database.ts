@@ -41,6 +41,15 @@ export class Database {
     }
   }
 
+  /** Runs `fn` on one pooled connection (for driver-specific protocols such as COPY). */
+  async withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
+    try {
+      return await this.pool.use(fn);
+    } catch (e) {
+      throw this.classify(e);
+    }
+  }
+
   /** Runs `fn` in a transaction on one connection; rolls back and classifies on failure. */
   async transaction<T>(fn: (conn: SqlConnection) => Promise<T>, write = true): Promise<T> {
     const tx = await this.begin(write);

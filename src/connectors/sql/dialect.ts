@@ -76,6 +76,14 @@ export abstract class Dialect {
     return `(${left}) > (${right})`;
   }
 
+  /** `ON CONFLICT … DO UPDATE` (or the kind's equivalent) updating `update` columns for rows whose `keys` exist. */
+  abstract upsertClause(keys: string[], update: string[]): string;
+
+  /** A placeholder with the cast the kind needs to bind text into `col` exactly. */
+  castParam(placeholder: string, _col: ColumnInfo): string {
+    return placeholder;
+  }
+
   /** Placeholder list `(p1),(p2),...` helpers live in the sink; this is one row of n params. */
   tuple(start: number, n: number): string {
     let s = '(';

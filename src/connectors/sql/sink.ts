@@ -1,17 +1,25 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, configError, rejectedError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
-import type { PlanItem, PoolStats, Sink, SinkContext } from '../../core/route.js';
+import type { PlanItem, PoolStats, Reply, Sink, SinkContext } from '../../core/route.js';
 import { openDatabase, type Database } from './database.js';
 import { loadKind } from './kind.js';
-import type { ColumnInfo, TableInfo } from './types.js';
+import { parseTemplate, parseTokenQuery } from './tokens.js';
+import { ColumnsWriter } from './write-columns.js';
+import { DefaultWriter } from './write-default.js';
+import { LookupWriter } from './write-lookup.js';
+import { TokenWriter } from './write-tokens.js';
+import type { Writer } from './writer.js';
 
-/** The database publisher: the default insert (whole payload into `payload`) and auto_create_table. */
+/**
+ * The database publisher: picks the writer from the fields (default insert, insert_query tokens,
+ * columns=auto with key/extra_column, bulk_copy, lookup_query) after creating the table if asked.
+ */
 export class SqlSink implements Sink {
   private db!: Database;
   private releaseDb: (() => Promise<void>) | undefined;
-  private info!: TableInfo;
-  private payload!: ColumnInfo;
+  private writer!: Writer;
+  private created = '';
 
   constructor(private readonly ep: Endpoint) {}
 
@@ -20,81 +28,81 @@ export class SqlSink implements Sink {
   }
 
   async open(ctx: SinkContext): Promise<void> {
+    const f = this.ep.fields;
     const driver = await loadKind(this.ep.kind);
     driver.dialect.table(this.table);
+    // Token queries are parsed before connecting: a malformed token is a config error (exit 2).
+    const insert = f.insert_query === undefined ? undefined : parseTokenQuery(f.insert_query as string, 'insert_query');
+    const lookup = f.lookup_query === undefined ? undefined : parseTemplate(f.lookup_query as string, 'lookup_query');
+    if (insert && f.auto_create_table === true && insert.hasTokens) throw configError('auto_create_table cannot be combined with a token insert_query: create the table yourself');
+    let copyPlan;
+    if (f.bulk_copy === true) {
+      if (!insert) throw configError('bulk_copy needs an insert_query with ${payload:…} tokens naming the columns to COPY');
+      copyPlan = (await import('../postgres/bulk-copy.js')).parseCopyQuery(insert);
+    }
+
     const opened = await openDatabase(this.ep, driver, ctx.warn);
     this.db = opened.db;
     this.releaseDb = opened.release;
     const d = this.db.dialect;
-    const create = this.ep.fields.auto_create_table === true;
+    const create = f.auto_create_table === true;
     if (create && !ctx.dryRun) {
       const lock = d.ddlLock(this.table);
       await this.db.transaction(async (c) => {
         if (lock) await c.query(lock);
         for (const sql of d.createQueueTable(this.table)) await c.query(sql);
       });
+      this.created = ' (created if missing, queue shape)';
     }
-    this.info = await d.introspect({ query: (s, p) => this.db.query(s, p) }, this.table);
-    if (!this.info.exists && create && ctx.dryRun) {
-      this.payload = { name: 'payload', type: 'bytes', dbType: 'bytes', nullable: false };
-      return;
+    const info = await d.introspect({ query: (s, p) => this.db.query(s, p) }, this.table);
+    const dryCreate = !info.exists && create && ctx.dryRun;
+    if (!info.exists && !dryCreate) throw configError(`table ${this.table} does not exist in the ${this.ep.kind} sink: create it, or set auto_create_table=true`);
+    if (dryCreate) this.created = ' (would be created, queue shape)';
+
+    if (lookup) this.writer = new LookupWriter(this.db, lookup, f.lookup_query as string);
+    else if (copyPlan) this.writer = new (await import('../postgres/bulk-copy.js')).BulkCopyWriter(this.db, copyPlan, insert!);
+    else if (insert?.hasTokens) this.writer = new TokenWriter(this.db, insert);
+    else if (f.columns === 'auto') {
+      const key = f.key === undefined ? undefined : (f.key as string).split(',').map((k) => k.trim()).filter(Boolean);
+      this.writer = new ColumnsWriter(this.db, {
+        table: this.table,
+        info,
+        extraColumn: f.extra_column as string | undefined,
+        key,
+        onDropped: (names, count) => {
+          if (names.length) ctx.warn(`payload field${names.length > 1 ? 's' : ''} ${names.join(', ')} ha${names.length > 1 ? 've' : 's'} no column in ${this.table} and no extra_column: dropped (counted in the summary)`);
+          ctx.countDropped(count);
+        },
+      });
+    } else {
+      // Without tokens, insert_query (with its `?`) binds the whole payload once, as the default does.
+      if (insert) this.writer = new TokenWriter(this.db, insert);
+      else {
+        const payload = dryCreate ? { name: 'payload', type: 'bytes' as const, dbType: 'bytes', nullable: false } : info.columns.find((c) => c.name === 'payload');
+        if (!payload) throw configError(`${this.table} has no payload column: the default insert writes each message into payload; use columns=auto or insert_query`);
+        if (!['bytes', 'json', 'text'].includes(payload.type)) throw configError(`column ${this.table}.payload is ${payload.dbType}; the default insert needs bytes, JSON or text`);
+        this.writer = new DefaultWriter(this.db, this.table, payload);
+      }
     }
-    if (!this.info.exists) throw configError(`table ${this.table} does not exist in the ${this.ep.kind} sink: create it, or set auto_create_table=true`);
-    const payload = this.info.columns.find((c) => c.name === 'payload');
-    if (!payload)
-      throw configError(`${this.table} has no payload column: the default insert writes each message into payload (columns=auto and insert_query come in a later version)`);
-    if (!['bytes', 'json', 'text'].includes(payload.type)) throw configError(`column ${this.table}.payload is ${payload.dbType}; the default insert needs bytes, JSON or text`);
-    this.payload = payload;
   }
 
-  async write(messages: Message[]): Promise<void> {
+  async write(messages: Message[]): Promise<Reply[] | void> {
     if (messages.length === 0) return;
-    const values = this.values(messages);
-    const d = this.db.dialect;
-    const t = d.table(this.table);
-    const col = d.quote('payload');
-    const chunk = Math.min(d.maxParams, 1000);
-    const statements: { sql: string; params: unknown[] }[] = [];
-    for (let i = 0; i < values.length; i += chunk) {
-      const part = values.slice(i, i + chunk);
-      let tuples = '';
-      for (let j = 0; j < part.length; j++) tuples += (j ? ',' : '') + '(' + d.param(j + 1) + ')';
-      statements.push({ sql: `INSERT INTO ${t} (${col}) VALUES ${tuples}`, params: part });
-    }
     try {
-      if (statements.length === 1) await this.db.query(statements[0]!.sql, statements[0]!.params);
-      else
-        await this.db.transaction(async (c) => {
-          for (const s of statements) await c.query(s.sql, s.params);
-        });
+      return await this.writer.write(messages);
     } catch (e) {
-      if (e instanceof BridgeError && e.kind === 'rejected')
-        throw rejectedError(`${this.ep.kind} rejected a batch of ${messages.length} messages (first ${messages[0]!.idHex}): ${e.message}`, e, messages[0]!.idHex);
+      if (e instanceof BridgeError && e.kind === 'rejected' && e.messageId === undefined)
+        throw rejectedError(`${this.ep.kind} rejected a batch of ${messages.length} messages: ${e.message}`, e);
       throw e;
     }
   }
 
-  /** Payload values typed for the column: bytes as Buffers, JSON/text as strings (JSON checked first). */
-  private values(messages: Message[]): unknown[] {
-    if (this.payload.type === 'bytes') return messages.map((m) => m.bytes());
-    const out = messages.map((m) => m.text());
-    if (this.payload.type === 'json')
-      for (let i = 0; i < out.length; i++) {
-        if (messages[i]!.isJson) continue;
-        try {
-          JSON.parse(out[i]!);
-        } catch {
-          throw rejectedError(`message ${messages[i]!.idHex} is not JSON, but ${this.table}.payload is ${this.payload.dbType}`, undefined, messages[i]!.idHex);
-        }
-      }
-    return out;
+  locate(messages: Message[]) {
+    return this.writer.locate(messages);
   }
 
   async plan(): Promise<PlanItem[]> {
-    return [
-      { label: 'sink', value: `${this.ep.kind} table ${this.table}${this.ep.fields.auto_create_table ? ' (created if missing, queue shape)' : ''}` },
-      { label: 'insert', value: `INSERT INTO ${this.table} (payload) VALUES (?) — whole message as ${this.payload.dbType}, multi-row, one transaction per batch` },
-    ];
+    return [{ label: 'sink', value: `${this.ep.kind} table ${this.table}${this.created}` }, ...this.writer.plan()];
   }
 
   poolStats(): PoolStats | undefined {

@@ -25,6 +25,8 @@ export interface ColumnInfo {
   /** Declared scale of decimals (SQLite keeps decimals as REAL; the scale restores the digits). */
   scale?: number;
   nullable: boolean;
+  /** PostgreSQL: built-in type to cast bound text to (`numeric`, `int4[]`), so inference never guesses. */
+  castType?: string;
 }
 
 export interface TableInfo {
@@ -33,7 +35,16 @@ export interface TableInfo {
   primaryKey: string[];
   /** Columns that are alone in a unique index or the primary key. */
   uniqueColumns: Set<string>;
+  /** Column lists of the primary key and of every unique index. */
+  uniqueSets: string[][];
 }
+
+/** Builds uniqueColumns from the unique column lists. */
+export function withUniques(info: Omit<TableInfo, 'uniqueColumns'>): TableInfo {
+  return { ...info, uniqueColumns: new Set(info.uniqueSets.filter((s) => s.length === 1).map((s) => s[0]!)) };
+}
+
+export const MISSING_TABLE: TableInfo = { exists: false, columns: [], primaryKey: [], uniqueColumns: new Set(), uniqueSets: [] };
 
 /** A result as every driver returns it: rows as arrays, in the order of `fields`. */
 export interface SqlResult {

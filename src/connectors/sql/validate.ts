@@ -8,6 +8,21 @@ export function validateDatabaseEndpoint(ep: Endpoint): void {
   const f = ep.fields;
   if (!has(ep, 'table')) throw configError(`the ${ep.kind} ${ep.role === 'consumer' ? 'source' : 'sink'} needs a table: add ?table=<name> to its URL`);
   if ((f.min_connections as number) > (f.max_connections as number)) throw configError('min_connections is larger than max_connections');
+  if (ep.role === 'publisher') {
+    const tokens = has(ep, 'insert_query') && /\$\{(payload|metadata):/.test(f.insert_query as string);
+    if (has(ep, 'key') && !has(ep, 'columns')) throw configError('key needs columns=auto (the upsert maps payload fields to columns)');
+    if (has(ep, 'extra_column') && !has(ep, 'columns')) throw configError('extra_column needs columns=auto');
+    if (has(ep, 'columns') && has(ep, 'insert_query')) throw configError('columns=auto and insert_query cannot be combined: pick one way of mapping payloads');
+    if (f.auto_create_table === true && tokens) throw configError('auto_create_table cannot be combined with a token insert_query: create the table yourself');
+    if (f.bulk_copy === true) {
+      if (!tokens) throw configError('bulk_copy needs an insert_query with ${payload:…} tokens naming the columns to COPY');
+      if (has(ep, 'key')) throw configError('bulk_copy cannot be combined with key: COPY only appends');
+      if (has(ep, 'columns')) throw configError('bulk_copy cannot be combined with columns=auto; write the columns as tokens in insert_query');
+    }
+    if (has(ep, 'lookup_query'))
+      for (const other of ['insert_query', 'columns', 'bulk_copy', 'auto_create_table'])
+        if (has(ep, other) && ep.fields[other] !== false) throw configError(`lookup_query answers messages instead of writing them; it cannot be combined with ${other}`);
+  }
   if (ep.role === 'consumer') {
     if (has(ep, 'cursor_column') && f.delete_after_read === true)
       throw configError('cursor_column and delete_after_read cannot be combined: cursor paging never deletes; pick one');

@@ -1,5 +1,5 @@
 import { Dialect } from '../sql/dialect.js';
-import type { ColumnInfo, SqlConnection, TableInfo } from '../sql/types.js';
+import { MISSING_TABLE, withUniques, type ColumnInfo, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { sqliteType } from './types.js';
 
 const NOW = "strftime('%Y-%m-%d %H:%M:%f','now')";
@@ -31,7 +31,7 @@ export class SqliteDialect extends Dialect {
     const prefix = schema ? `${this.quote(schema)}.` : '';
     const name = this.quote(this.baseName(table));
     const info = await conn.query(`PRAGMA ${prefix}table_info(${name})`);
-    if (info.rows.length === 0) return { exists: false, columns: [], primaryKey: [], uniqueColumns: new Set() };
+    if (info.rows.length === 0) return MISSING_TABLE;
     const pk: [number, string][] = [];
     const columns: ColumnInfo[] = info.rows.map(([, n, declared, notnull, , pkPos]) => {
       if (Number(pkPos) > 0) pk.push([Number(pkPos), String(n)]);
@@ -45,14 +45,21 @@ export class SqliteDialect extends Dialect {
       };
     });
     const primaryKey = pk.sort((a, b) => a[0] - b[0]).map(([, n]) => n);
-    const uniqueColumns = new Set<string>(primaryKey.length === 1 ? primaryKey : []);
+    const uniqueSets: string[][] = primaryKey.length ? [primaryKey] : [];
     const indexes = await conn.query(`PRAGMA ${prefix}index_list(${name})`);
     for (const row of indexes.rows) {
-      if (Number(row[2]) !== 1) continue;
+      // unique = 1 and not partial
+      if (Number(row[2]) !== 1 || Number(row[4]) === 1) continue;
       const cols = await conn.query(`PRAGMA ${prefix}index_info(${this.quote(String(row[1]))})`);
-      if (cols.rows.length === 1) uniqueColumns.add(String(cols.rows[0]![2]));
+      uniqueSets.push(cols.rows.map((c) => String(c[2])));
     }
-    return { exists: true, columns, primaryKey, uniqueColumns };
+    return withUniques({ exists: true, columns, primaryKey, uniqueSets });
+  }
+
+  override upsertClause(keys: string[], update: string[]): string {
+    const k = keys.map((x) => this.quote(x)).join(', ');
+    if (update.length === 0) return ` ON CONFLICT (${k}) DO NOTHING`;
+    return ` ON CONFLICT (${k}) DO UPDATE SET ${update.map((c) => `${this.quote(c)} = excluded.${this.quote(c)}`).join(', ')}`;
   }
 
   createQueueTable(table: string): string[] {

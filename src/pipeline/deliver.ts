@@ -1,0 +1,70 @@
+import { BridgeError, isBridgeError, rejectedError } from '../core/errors.js';
+import { Message } from '../core/message.js';
+import type { Reply, Sink } from '../core/route.js';
+import type { StatsHub } from '../stats/hub.js';
+import { withRetry, type RetryPolicy } from './retry.js';
+
+const isRejected = (e: unknown): e is BridgeError => isBridgeError(e) && e.kind === 'rejected';
+
+export interface DeliverOptions {
+  sink: Sink;
+  deadLetter: Sink | undefined;
+  retry: RetryPolicy;
+  stats: StatsHub;
+}
+
+/** The message as it goes to the dead-letter endpoint: same id, the sink's error in metadata. */
+function deadLetterOf(m: Message, error: Error): Message {
+  const out = new Message(m.payload, { ...m.metadata, 'bridge.error': error.message, 'bridge.error_kind': 'rejected' }, undefined, m.id);
+  out.isJson = m.isJson;
+  return out;
+}
+
+/**
+ * Writes a batch (retrying transient failures). When the sink rejects it: with a dead-letter
+ * endpoint, the batch is split until the rejected messages are isolated, those go to the
+ * dead-letter endpoint and the rest is written; without one, the culprit is found by probing
+ * (nothing kept) and the error names it.
+ */
+export async function deliver(messages: Message[], o: DeliverOptions): Promise<Reply[] | void> {
+  try {
+    return await withRetry(() => o.sink.write(messages), o.retry);
+  } catch (e) {
+    if (!isRejected(e)) throw e;
+    if (o.deadLetter) return isolate(messages, e, o);
+    if (e.messageId === undefined && o.sink.locate) {
+      const found = await o.sink.locate(messages).catch(() => undefined);
+      if (found) {
+        const m = messages[found.index]!;
+        throw rejectedError(`message ${m.idHex} was rejected: ${found.error.message}`, found.error, m.idHex);
+      }
+    }
+    throw e;
+  }
+}
+
+async function tryWrite(messages: Message[], o: DeliverOptions): Promise<Reply[]> {
+  try {
+    const r = await withRetry(() => o.sink.write(messages), o.retry);
+    return r ?? new Array<Reply>(messages.length);
+  } catch (e) {
+    if (!isRejected(e)) throw e;
+    return isolate(messages, e, o);
+  }
+}
+
+async function isolate(messages: Message[], error: BridgeError, o: DeliverOptions): Promise<Reply[]> {
+  // A rejection that names its message (a value that could not be converted) needs no search.
+  const named = error.messageId === undefined ? -1 : messages.findIndex((m) => m.idHex === error.messageId);
+  if (messages.length === 1 || named >= 0) {
+    const i = named >= 0 ? named : 0;
+    await withRetry(() => o.deadLetter!.write([deadLetterOf(messages[i]!, error)]), o.retry);
+    o.stats.deadLettered++;
+    o.stats.warn(`message ${messages[i]!.idHex} went to the dead-letter endpoint: ${error.message}`);
+    const before = i > 0 ? await tryWrite(messages.slice(0, i), o) : [];
+    const after = i + 1 < messages.length ? await tryWrite(messages.slice(i + 1), o) : [];
+    return [...before, undefined, ...after];
+  }
+  const mid = messages.length >> 1;
+  return [...(await tryWrite(messages.slice(0, mid), o)), ...(await tryWrite(messages.slice(mid), o))];
+}
