@@ -102,6 +102,7 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
       if (!batch) break;
       notifyReader();
       stats.inFlight = queue.length + 1;
+      const deadBefore = stats.deadLettered;
       try {
         const replies = await deliver(batch.messages, { sink, deadLetter: o.deadLetter, retry: retryPolicy(o.stop), stats });
         if (stats.state === 'retrying') stats.setState('running');
@@ -111,8 +112,9 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
         if (!(e instanceof StoppedWhileRetrying)) writerError = e;
         break;
       }
-      written += batch.messages.length;
-      stats.rowsWritten += batch.messages.length;
+      const delivered = batch.messages.length - (stats.deadLettered - deadBefore);
+      written += delivered;
+      stats.rowsWritten += delivered;
       stats.batches++;
       for (const m of batch.messages) stats.bytesWritten += m.byteLength;
       stats.inFlight = queue.length;

@@ -36,8 +36,8 @@ export class SnapshotReader implements Reader {
     if (this.hidden) {
       order = this.hidden;
       if (this.last) {
-        // ctid compares as tid (bound text needs the cast); rowid is an integer, inlined exactly.
-        where = this.hidden === 'ctid' ? ` WHERE ctid > ${d.cursorValue('text', this.last[0]!, params)}::tid` : ` WHERE rowid > ${d.cursorValue('bigint', this.last[0]!, params)}`;
+        // rowid is an integer, inlined exactly (PostgreSQL tables without a key use CtidReader).
+        where = ` WHERE rowid > ${d.cursorValue('bigint', this.last[0]!, params)}`;
       }
     } else {
       order = this.keyCols.map((c) => d.quote(c.name)).join(', ');

@@ -92,7 +92,9 @@ export class SqlSink implements Sink {
       return await this.writer.write(messages);
     } catch (e) {
       if (e instanceof BridgeError && e.kind === 'rejected' && e.messageId === undefined)
-        throw rejectedError(`${this.ep.kind} rejected a batch of ${messages.length} messages: ${e.message}`, e);
+        throw messages.length === 1
+          ? rejectedError(`${this.ep.kind} rejected message ${messages[0]!.idHex}: ${e.message}`, e, messages[0]!.idHex)
+          : rejectedError(`${this.ep.kind} rejected a batch of ${messages.length} messages: ${e.message}`, e);
       throw e;
     }
   }

@@ -104,6 +104,7 @@ export class SqlSource implements Source {
     if (pk.length === 0 && !this.db.dialect.rowPosition)
       throw configError(`${this.table} has no primary key to page by: give --cursor-column <column> (any ascending column)`);
     if (queue) return new SnapshotReader({ db: this.db, table: this.table, key: [this.column('id', 'id')], rows, payloadColumn: 'payload' });
+    if (pk.length === 0 && this.db.dialect.kind === 'postgres') return new (await import('../postgres/read-ctid.js')).CtidReader(this.db, this.table, rows);
     return new SnapshotReader({ db: this.db, table: this.table, key: pk, rows });
   }
 

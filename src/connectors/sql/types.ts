@@ -49,7 +49,7 @@ export const MISSING_TABLE: TableInfo = { exists: false, columns: [], primaryKey
 /** A result as every driver returns it: rows as arrays, in the order of `fields`. */
 export interface SqlResult {
   rows: unknown[][];
-  fields: { name: string; type?: LogicalType; elem?: LogicalType }[];
+  fields: { name: string; type?: LogicalType; elem?: LogicalType; scale?: number }[];
   affected: number;
 }
 

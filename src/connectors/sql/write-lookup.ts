@@ -31,7 +31,7 @@ export class LookupWriter implements Writer {
 
   private render(res: SqlResult): (row: unknown[]) => string {
     const driver = this.db.driver;
-    return rowRenderer(res.fields.map((f) => ({ name: f.name, type: f.type, elem: f.elem })), { timestamps: 'text', ...(driver.parseArray ? { parseArray: driver.parseArray } : {}) }, driver.loose);
+    return rowRenderer(res.fields.map((f) => ({ name: f.name, type: f.type, elem: f.elem, scale: f.scale })), { timestamps: 'text', ...(driver.parseArray ? { parseArray: driver.parseArray } : {}) }, driver.loose);
   }
 
   private answer(m: Message, json: string | undefined): Message {
