@@ -1,0 +1,108 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bridge, parseLines, tempDir } from '../helpers/bridge.js';
+import { allKinds, type TestDb } from '../helpers/databases.js';
+
+/**
+ * Issue 3's type matrix: the same table on every kind, copied with columns=auto to every kind (16
+ * ordered pairs). Values compare equal after the round trip, except the documented losses:
+ * SQLite keeps DECIMAL as REAL (about 15 significant digits) and MySQL/MariaDB print DATETIME(6)
+ * with all six fractional digits.
+ */
+type Kind = TestDb['kind'];
+const KINDS: Kind[] = ['postgres', 'mysql', 'mariadb', 'sqlite'];
+
+const ddl = (kind: Kind, t: string): string =>
+  ({
+    postgres: `CREATE TABLE ${t} (id bigint PRIMARY KEY, i int, big bigint, dec numeric(30,10), f float8, b boolean, t text, j json, by bytea, d date, ts timestamp(6), n text)`,
+    mysql: `CREATE TABLE ${t} (id bigint PRIMARY KEY, i int, big bigint, \`dec\` decimal(30,10), f double, b boolean, t text, j json, \`by\` blob, d date, ts datetime(6), n text) DEFAULT CHARSET utf8mb4`,
+    mariadb: `CREATE TABLE ${t} (id bigint PRIMARY KEY, i int, big bigint, \`dec\` decimal(30,10), f double, b boolean, t text, j json, \`by\` blob, d date, ts datetime(6), n text) DEFAULT CHARSET utf8mb4`,
+    sqlite: `CREATE TABLE ${t} (id INTEGER PRIMARY KEY, i INT, big BIGINT, dec DECIMAL(30,10), f DOUBLE, b BOOLEAN, t TEXT, j JSON, by BLOB, d DATE, ts DATETIME, n TEXT)`,
+  })[kind];
+
+function rows(kind: Kind, t: string): string {
+  const bytes = (h: string): string => (kind === 'postgres' ? `'\\x${h}'::bytea` : `x'${h}'`);
+  const bool = (v: boolean): string => (kind === 'sqlite' ? (v ? '1' : '0') : String(v));
+  const text = (s: string): string => `'${kind === 'postgres' || kind === 'sqlite' ? s : s.replace(/\\/g, '\\\\')}'`;
+  const nl = kind === 'postgres' ? `E'line\\nbreak'` : kind === 'sqlite' ? `'line' || char(10) || 'break'` : `'line\\nbreak'`;
+  return `INSERT INTO ${t} VALUES
+    (1, 42, 9007199254740993, 12345678901234567890.1234567890, 1.5, ${bool(true)}, ${text('héllo "q" 😀 tab\there\\back')}, '{"p":30.00,"x":[1,2]}', ${bytes('00ff10')}, '2024-02-29', '2024-01-02 03:04:05.123456', NULL),
+    (2, -7, -9007199254740993, -0.5, -2.25, ${bool(false)}, '', '[]', ${bytes('')}, '1999-12-31', '2024-01-02 03:04:05', 'x'),
+    (3, 0, 0, 0.0000000001, 0.1, ${bool(true)}, ${nl}, '{"deep":{"a":[true,null,"s"]}}', ${bytes('ff')}, '2000-01-01', '1970-01-01 00:00:00.000001', '')`;
+}
+
+type Row = Record<string, unknown>;
+/** MySQL prints DATETIME(6) with all digits: compare instants, not trailing zeros. */
+const normTs = (r: Row): Row => ({ ...r, ts: typeof r.ts === 'string' ? r.ts.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '') : r.ts });
+/** SQLite's DECIMAL is a REAL: what survives is the double, printed with the declared scale. */
+const asSqliteDecimal = (v: unknown): unknown => (typeof v === 'string' ? Number(v).toFixed(10) : v);
+
+describe('type matrix: columns=auto between every pair of kinds', () => {
+  const dir = tempDir();
+  let dbs: TestDb[];
+  const db = (k: Kind): TestDb => dbs.find((d) => d.kind === k)!;
+  const read = async (k: Kind, t: string): Promise<Row[]> => {
+    const r = await bridge(['copy', db(k).url(t), '-', '-q']);
+    expect(r.stderr).toBe('');
+    return parseLines(r.stdout) as Row[];
+  };
+  const source: Partial<Record<Kind, Row[]>> = {};
+
+  beforeAll(async () => {
+    dbs = await allKinds(path.join(dir, 'matrix.db'));
+    for (const k of KINDS) {
+      const t = `m_src_${k}`;
+      await db(k).exec(`DROP TABLE IF EXISTS ${t}`);
+      await db(k).exec(ddl(k, t));
+      await db(k).exec(rows(k, t));
+      source[k] = await read(k, t);
+    }
+  });
+  afterAll(async () => {
+    for (const d of dbs) await d.close();
+  });
+
+  for (const from of KINDS)
+    for (const to of KINDS)
+      it(`${from} → ${to}`, async () => {
+        const t = `m_${from}_${to}`;
+        await db(to).exec(`DROP TABLE IF EXISTS ${t}`);
+        await db(to).exec(ddl(to, t));
+        const r = await bridge(['copy', db(from).url(`m_src_${from}`), db(to).url(t, 'columns=auto&key=id'), '-q']);
+        expect(r.stderr).toBe('');
+        expect(r.exitCode).toBe(0);
+        const got = (await read(to, t)).map(normTs);
+        let want = source[from]!.map(normTs);
+        if (to === 'sqlite' && from !== 'sqlite') want = want.map((x) => ({ ...x, dec: asSqliteDecimal(x.dec) }));
+        expect(got).toEqual(want);
+      });
+
+  it('postgres → postgres keeps what only PostgreSQL has: NaN/Infinity, arrays, uuid, jsonb, timestamptz, interval', async () => {
+    const pg = db('postgres');
+    const cols = 'id int PRIMARY KEY, f float8, r real, dec numeric, arr int[], tarr text[], u uuid, jb jsonb, tstz timestamptz, iv interval, big bigint';
+    await pg.exec(`DROP TABLE IF EXISTS m_pg_only; CREATE TABLE m_pg_only (${cols}); DROP TABLE IF EXISTS m_pg_only2; CREATE TABLE m_pg_only2 (${cols})`);
+    await pg.exec(`INSERT INTO m_pg_only VALUES
+      (1, 'NaN', '-Infinity', 'NaN', '{1,NULL,3}', '{"a b","c,d","q\\"x",NULL}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"p": 30.00, "z": [1.10]}', '2024-01-02 03:04:05.123456+02', '1 day 02:03:04.5', 9223372036854775807),
+      (2, 'Infinity', 0.1, 12345678901234567890.123456789012345678, '{}', '{}', NULL, 'null', '1970-01-01 00:00:00+00', '-3 months', -9223372036854775808)`);
+    const r = await bridge(['copy', pg.url('m_pg_only'), pg.url('m_pg_only2', 'columns=auto'), '-q']);
+    expect(r.exitCode).toBe(0);
+    expect(await read('postgres', 'm_pg_only2')).toEqual(await read('postgres', 'm_pg_only'));
+  });
+
+  it('timestamptz into a MySQL DATETIME arrives as the same instant in UTC', async () => {
+    const my = db('mariadb');
+    await my.exec('DROP TABLE IF EXISTS m_tz; CREATE TABLE m_tz (id int PRIMARY KEY, tstz datetime(6))');
+    await db('postgres').exec("DROP TABLE IF EXISTS m_tz; CREATE TABLE m_tz (id int PRIMARY KEY, tstz timestamptz); INSERT INTO m_tz VALUES (1, '2024-01-02 03:04:05.123456+02')");
+    for (const ts of ['text', 'rfc3339']) {
+      await my.exec('DELETE FROM m_tz');
+      const r = await bridge(['copy', db('postgres').url('m_tz', `timestamps=${ts}`), my.url('m_tz', 'columns=auto'), '-q']);
+      expect(r.exitCode).toBe(0);
+      expect(await read('mariadb', 'm_tz')).toEqual([{ id: 1, tstz: '2024-01-02 01:04:05.123456' }]);
+    }
+  });
+
+  it('the documented SQLite loss: DECIMAL beyond ~15 significant digits keeps the double', () => {
+    expect(source.postgres![0]!.dec).toBe('12345678901234567890.1234567890');
+    expect(source.sqlite![0]!.dec).toBe('12345678901234567168.0000000000');
+  });
+});
