@@ -5,9 +5,14 @@ export interface RawField {
   kind: FieldKind;
   /** Exact JSON text of the value (`30.00` stays `30.00`, objects keep their spacing). */
   raw: string;
+  /** The unescaped string of a string field, when already known (rows from SQL sources). */
+  text?: string;
 }
 
-export type Fields = Map<string, RawField>;
+/** Field lookup of a payload: a scanned JSON object, or a view over a source row. */
+export interface Fields extends Iterable<[string, RawField]> {
+  get(name: string): RawField | undefined;
+}
 
 const WS = new Set([32, 9, 10, 13]);
 
@@ -23,17 +28,19 @@ function skipString(s: string, i: number): number {
   }
 }
 
+const STRUCTURE = /["{}[\]]/g;
+
 /** Index just after the nested object/array starting at `i`, respecting strings. */
 function skipNested(s: string, i: number): number {
   let depth = 0;
-  for (let j = i; j < s.length; j++) {
+  STRUCTURE.lastIndex = i;
+  // The regex jumps between structural characters natively instead of visiting every character.
+  for (let m = STRUCTURE.exec(s); m; m = STRUCTURE.exec(s)) {
+    const j = m.index;
     const c = s.charCodeAt(j);
-    if (c === 34) j = skipString(s, j) - 1;
+    if (c === 34) STRUCTURE.lastIndex = skipString(s, j);
     else if (c === 123 || c === 91) depth++;
-    else if (c === 125 || c === 93) {
-      depth--;
-      if (depth === 0) return j + 1;
-    }
+    else if (--depth === 0) return j + 1;
   }
   throw new Error('unterminated object or array');
 }
@@ -50,7 +57,7 @@ const skipWs = (s: string, i: number): number => {
  * balanced brackets; the database checks JSON it stores.
  */
 export function scanFields(text: string): Fields | undefined {
-  const out: Fields = new Map();
+  const out = new Map<string, RawField>();
   try {
     let i = skipWs(text, 0);
     if (text.charCodeAt(i) !== 123) return undefined;
@@ -102,5 +109,6 @@ export function scanFields(text: string): Fields | undefined {
 
 /** The JS string of a string field (unescaped). */
 export function stringValue(f: RawField): string {
+  if (f.text !== undefined) return f.text;
   return f.raw.includes('\\') ? (JSON.parse(f.raw) as string) : f.raw.slice(1, -1);
 }

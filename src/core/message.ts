@@ -2,6 +2,12 @@ import { formatId, idFromSeed, newId } from './ids.js';
 import { scanFields, type Fields } from './json-fields.js';
 
 export type Payload = string | Buffer;
+
+/** A payload rendered on first use (a source row's JSON), with a size estimate meanwhile. */
+export interface LazyPayload {
+  render(): string;
+  size(): number;
+}
 export type Metadata = Record<string, string>;
 
 /**
@@ -9,22 +15,50 @@ export type Metadata = Record<string, string>;
  * and hashing a million row positions would cost more than rendering the rows.
  */
 export class Message {
-  payload: Payload;
+  private payloadValue: Payload | undefined;
+  private lazy: LazyPayload | undefined;
+  private fieldsValue: Fields | null | undefined;
   metadata: Metadata | undefined;
   /** True when the producer guarantees the payload is one JSON document (rendered rows). */
   isJson = false;
   private idValue: bigint | undefined;
-  private readonly seed: string | undefined;
+  private readonly seed: string | (() => string) | undefined;
 
-  constructor(payload: Payload, metadata?: Metadata, seed?: string, id?: bigint) {
-    this.payload = payload;
+  constructor(payload: Payload, metadata?: Metadata, seed?: string | (() => string), id?: bigint) {
+    this.payloadValue = payload;
     this.metadata = metadata;
     this.seed = seed;
     this.idValue = id;
   }
 
+  /**
+   * A message whose JSON payload is rendered only when something reads it: sinks that take fields
+   * (COPY, columns=auto) never need the text of a row.
+   */
+  static lazy(source: LazyPayload & Fields, metadata?: Metadata, seed?: string | (() => string)): Message {
+    const m = new Message('', metadata, seed);
+    m.payloadValue = undefined;
+    m.lazy = source;
+    m.fieldsValue = source;
+    m.isJson = true;
+    return m;
+  }
+
+  get payload(): Payload {
+    if (this.payloadValue === undefined) {
+      this.payloadValue = this.lazy!.render();
+      this.lazy = undefined;
+    }
+    return this.payloadValue;
+  }
+
+  set payload(p: Payload) {
+    this.payloadValue = p;
+    this.lazy = undefined;
+  }
+
   get id(): bigint {
-    if (this.idValue === undefined) this.idValue = this.seed === undefined ? newId() : idFromSeed(this.seed);
+    if (this.idValue === undefined) this.idValue = this.seed === undefined ? newId() : idFromSeed(typeof this.seed === 'string' ? this.seed : this.seed());
     return this.idValue;
   }
 
@@ -40,7 +74,10 @@ export class Message {
     return typeof this.payload === 'string' ? Buffer.from(this.payload, 'utf8') : this.payload;
   }
 
-  private fieldsValue: Fields | null | undefined;
+  /** Gives the fields directly (a view over the source row), sparing a scan of the rendered JSON. */
+  setFields(fields: Fields): void {
+    this.fieldsValue = fields;
+  }
 
   /** Top-level fields of a JSON-object payload with their exact text; null when it is not one. Cached. */
   fields(): Fields | null {
@@ -48,7 +85,9 @@ export class Message {
     return this.fieldsValue;
   }
 
+  /** Payload bytes; for an unrendered row, the size of its values (close enough for progress figures). */
   get byteLength(): number {
-    return typeof this.payload === 'string' ? Buffer.byteLength(this.payload) : this.payload.length;
+    if (this.payloadValue === undefined) return this.lazy!.size();
+    return typeof this.payloadValue === 'string' ? Buffer.byteLength(this.payloadValue) : this.payloadValue.length;
   }
 }

@@ -86,6 +86,11 @@ export interface Sink {
    * written (probes are rolled back), with the sink's own error.
    */
   locate?(messages: Message[]): Promise<{ index: number; error: Error } | undefined>;
+  /**
+   * How many batches may be written at once. Only sinks whose writes commute (appends) say more
+   * than 1: an upsert written out of order could keep an older value.
+   */
+  readonly concurrency?: number;
   close(): Promise<void>;
   plan?(): Promise<PlanItem[]>;
   poolStats?(): PoolStats | undefined;

@@ -13,6 +13,10 @@ export interface DeliverOptions {
   stats: StatsHub;
 }
 
+interface IsolateOptions extends DeliverOptions {
+  counter: { dead: number };
+}
+
 /** The message as it goes to the dead-letter endpoint: same id, the sink's error in metadata. */
 function deadLetterOf(m: Message, error: Error): Message {
   const out = new Message(m.payload, { ...m.metadata, 'bridge.error': error.message, 'bridge.error_kind': 'rejected' }, undefined, m.id);
@@ -26,12 +30,16 @@ function deadLetterOf(m: Message, error: Error): Message {
  * dead-letter endpoint and the rest is written; without one, the culprit is found by probing
  * (nothing kept) and the error names it.
  */
-export async function deliver(messages: Message[], o: DeliverOptions): Promise<Reply[] | void> {
+export async function deliver(messages: Message[], o: DeliverOptions): Promise<{ replies: Reply[] | void; dead: number }> {
   try {
-    return await withRetry(() => o.sink.write(messages), o.retry);
+    return { replies: await withRetry(() => o.sink.write(messages), o.retry), dead: 0 };
   } catch (e) {
     if (!isRejected(e)) throw e;
-    if (o.deadLetter) return isolate(messages, e, o);
+    if (o.deadLetter) {
+      const counter = { dead: 0 };
+      const replies = await isolate(messages, e, { ...o, counter });
+      return { replies, dead: counter.dead };
+    }
     if (e.messageId === undefined && o.sink.locate) {
       const found = await o.sink.locate(messages).catch(() => undefined);
       if (found) {
@@ -43,7 +51,7 @@ export async function deliver(messages: Message[], o: DeliverOptions): Promise<R
   }
 }
 
-async function tryWrite(messages: Message[], o: DeliverOptions): Promise<Reply[]> {
+async function tryWrite(messages: Message[], o: IsolateOptions): Promise<Reply[]> {
   try {
     const r = await withRetry(() => o.sink.write(messages), o.retry);
     return r ?? new Array<Reply>(messages.length);
@@ -53,13 +61,14 @@ async function tryWrite(messages: Message[], o: DeliverOptions): Promise<Reply[]
   }
 }
 
-async function isolate(messages: Message[], error: BridgeError, o: DeliverOptions): Promise<Reply[]> {
+async function isolate(messages: Message[], error: BridgeError, o: IsolateOptions): Promise<Reply[]> {
   // A rejection that names its message (a value that could not be converted) needs no search.
   const named = error.messageId === undefined ? -1 : messages.findIndex((m) => m.idHex === error.messageId);
   if (messages.length === 1 || named >= 0) {
     const i = named >= 0 ? named : 0;
     await withRetry(() => o.deadLetter!.write([deadLetterOf(messages[i]!, error)]), o.retry);
     o.stats.deadLettered++;
+    o.counter.dead++;
     o.stats.warn(`message ${messages[i]!.idHex} went to the dead-letter endpoint: ${error.message}`);
     const before = i > 0 ? await tryWrite(messages.slice(0, i), o) : [];
     const after = i + 1 < messages.length ? await tryWrite(messages.slice(i + 1), o) : [];

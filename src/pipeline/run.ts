@@ -94,41 +94,65 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
   let ackError: unknown;
   let writerError: unknown;
   let written = 0;
+  // Writes of an append-only sink may overlap; they are still acknowledged in batch order.
+  const concurrency = Math.max(1, o.sink.concurrency ?? 1);
+  type Flight = { batch: SourceBatch; done: Promise<{ dead: number } | { error: unknown }> };
+  const flights: Flight[] = [];
+
+  const settle = async (f: Flight): Promise<boolean> => {
+    const r = await f.done;
+    if ('error' in r) {
+      if (!(r.error instanceof StoppedWhileRetrying)) writerError ??= r.error;
+      return false;
+    }
+    if (writerError !== undefined) return false;
+    const { batch } = f;
+    const delivered = batch.messages.length - r.dead;
+    written += delivered;
+    stats.rowsWritten += delivered;
+    stats.batches++;
+    for (const m of batch.messages) stats.bytesWritten += m.byteLength;
+    acks = acks.then(async () => {
+      if (ackError !== undefined) return;
+      try {
+        await withRetry(() => batch.ack(), { ...retryPolicy(o.stop), maxRetries: batch.ackRetryable === false ? 0 : Math.min(o.maxRetries, 10) });
+        if (batch.position !== undefined) stats.position = batch.position;
+      } catch (e) {
+        // A failed ack moves no position: the batch will be delivered again, which at-least-once allows.
+        if (isRetryable(e) || e instanceof StoppedWhileRetrying) stats.warn(`could not record progress (will re-deliver after a restart): ${(e as Error).message}`);
+        else ackError = e;
+      }
+    });
+    return true;
+  };
+
   try {
     for (;;) {
       while (queue.length === 0 && !readerDone) await new Promise<void>((r) => (wake = r));
-      if (o.stop.aborted || ackError !== undefined) break;
+      if (o.stop.aborted || ackError !== undefined || writerError !== undefined) break;
       const batch = queue.shift();
       if (!batch) break;
       notifyReader();
-      stats.inFlight = queue.length + 1;
-      const deadBefore = stats.deadLettered;
-      try {
-        const replies = await deliver(batch.messages, { sink, deadLetter: o.deadLetter, retry: retryPolicy(o.stop), stats });
-        if (stats.state === 'retrying') stats.setState('running');
-        if (replies && o.onReplies) await o.onReplies(batch.messages, replies);
-      } catch (e) {
-        queue.unshift(batch);
-        if (!(e instanceof StoppedWhileRetrying)) writerError = e;
-        break;
+      const done = deliver(batch.messages, { sink, deadLetter: o.deadLetter, retry: retryPolicy(o.stop), stats }).then(
+        async ({ replies, dead }) => {
+          if (stats.state === 'retrying') stats.setState('running');
+          if (replies && o.onReplies) await o.onReplies(batch.messages, replies);
+          return { dead };
+        },
+        (error: unknown) => ({ error }),
+      );
+      flights.push({ batch, done });
+      stats.inFlight = queue.length + flights.length;
+      while (flights.length >= concurrency) {
+        const f = flights.shift()!;
+        if (!(await settle(f))) queue.unshift(f.batch);
       }
-      const delivered = batch.messages.length - (stats.deadLettered - deadBefore);
-      written += delivered;
-      stats.rowsWritten += delivered;
-      stats.batches++;
-      for (const m of batch.messages) stats.bytesWritten += m.byteLength;
-      stats.inFlight = queue.length;
-      acks = acks.then(async () => {
-        if (ackError !== undefined) return;
-        try {
-          await withRetry(() => batch.ack(), { ...retryPolicy(o.stop), maxRetries: batch.ackRetryable === false ? 0 : Math.min(o.maxRetries, 10) });
-          if (batch.position !== undefined) stats.position = batch.position;
-        } catch (e) {
-          // A failed ack moves no position: the batch will be delivered again, which at-least-once allows.
-          if (isRetryable(e) || e instanceof StoppedWhileRetrying) stats.warn(`could not record progress (will re-deliver after a restart): ${(e as Error).message}`);
-          else ackError = e;
-        }
-      });
+      stats.inFlight = queue.length + flights.length;
+    }
+    // Finish what is in flight, in order; after a failure the rest is given back.
+    while (flights.length) {
+      const f = flights.shift()!;
+      if (!(await settle(f))) queue.unshift(f.batch);
     }
   } finally {
     internal.abort();

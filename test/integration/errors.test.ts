@@ -40,8 +40,12 @@ describe('invalid combinations are config errors (exit 2) naming the fields (dec
     ['tls on SQLite', ['copy', `sqlite://${dir}/errors.db?table=t_err&tls={"required":true}`, '-'], /tls is not supported on sqlite/],
     ['a source field on the sink', ['copy', 'file:///dev/null', pg('cursor_column=id')], /cursor_column is a source \(consumer\) field; it cannot be set on the sink/],
     ['a sink field on the source', ['copy', pg('auto_create_table=true'), '-'], /auto_create_table is a sink \(publisher\) field/],
-    ['a field not implemented yet', ['copy', '-', pg('insert_query=INSERT INTO t_err (id) VALUES (${payload:id})')], /insert_query is not implemented yet/],
-    ['key without columns (not implemented yet)', ['copy', '-', pg('key=id')], /key is not implemented yet/],
+    ['a field not implemented yet', ['copy', pg('publication=pub'), '-'], /publication is not implemented yet/],
+    ['key without columns', ['copy', '-', pg('key=id')], /key needs columns=auto/],
+    ['extra_column without columns', ['copy', '-', pg('extra_column=x')], /extra_column needs columns=auto/],
+    ['columns with insert_query', ['copy', '-', pg('columns=auto&insert_query=INSERT INTO t_err (id) VALUES (?)')], /columns=auto and insert_query cannot be combined/],
+    ['auto_create_table with a token query', ['copy', '-', pg('auto_create_table=true&insert_query=INSERT INTO t_err (id) VALUES (${payload:id})')], /auto_create_table cannot be combined with a token insert_query/],
+    ['lookup_query with columns', ['copy', '-', pg('lookup_query=SELECT 1&columns=auto'), '-'], /lookup_query answers messages instead of writing them; it cannot be combined with columns/],
     ['bulk_copy on MySQL', ['copy', '-', 'mysql://root@127.0.0.1/test?table=t&bulk_copy=true'], /bulk_copy is not supported on mysql/],
     ['a bad integer', ['copy', pg('polling_interval_ms=fast&cursor_column=id'), '-'], /polling_interval_ms must be an integer/],
     ['a bad enum', ['copy', pg('timestamps=iso'), '-'], /timestamps must be one of text, rfc3339/],
@@ -126,7 +130,7 @@ describe('input and plans', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain('source mode: snapshot, every row as a JSON object, paged by id');
     expect(r.stdout).toContain('source rows to read: ~2');
-    expect(r.stdout).toContain('sink sink: sqlite table out (created if missing, queue shape)');
+    expect(r.stdout).toContain('sink sink: sqlite table out (would be created, queue shape)');
     const check = sqlite(target);
     expect(await check.rows(`SELECT name FROM sqlite_master WHERE name = 'out'`)).toEqual([]);
     await check.close();

@@ -1,6 +1,4 @@
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
-import { configError, rejectedError } from '../../core/errors.js';
+import { configError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { PlanItem } from '../../core/route.js';
 import { tokenValue } from '../sql/convert.js';
@@ -9,6 +7,7 @@ import { hasKeyword } from '../sql/sql-scan.js';
 import { parseTemplate, type Binding, type TokenQuery } from '../sql/tokens.js';
 import { TokenWriter } from '../sql/write-tokens.js';
 import type { Writer } from '../sql/writer.js';
+import { copyIn, copyValue } from './copy-text.js';
 import type { PgConnection } from './driver.js';
 
 const IDENT = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
@@ -64,20 +63,10 @@ export function parseCopyQuery(q: TokenQuery): CopyPlan {
   return { table: table.trim(), columns, bindings };
 }
 
-const ESCAPES = /[\\\t\n\r\0]/;
-const ESCAPE_MAP: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-
-/** COPY text format for one value; NUL cannot be stored in PostgreSQL text. */
-function copyValue(v: unknown, m: Message): string {
-  if (v === null || v === undefined) return '\\N';
-  const s = typeof v === 'string' ? v : String(v);
-  if (!ESCAPES.test(s)) return s;
-  if (s.includes('\0')) throw rejectedError(`message ${m.idHex} holds a NUL byte (\\u0000), which PostgreSQL text cannot store`, undefined, m.idHex);
-  return s.replace(/[\\\t\n\r]/g, (c) => ESCAPE_MAP[c]!);
-}
-
 /** Streams each batch as `COPY … FROM STDIN` rows; a failed batch aborts its COPY, so nothing of it stays. */
 export class BulkCopyWriter implements Writer {
+  /** COPY only appends, so two batches can load at once (acks still go in order). */
+  readonly concurrency = 2;
   private readonly copySql: string;
   private readonly probe: TokenWriter;
 
@@ -103,11 +92,7 @@ export class BulkCopyWriter implements Writer {
 
   async write(messages: Message[]): Promise<void> {
     const text = this.encode(messages);
-    const { from } = (await import('pg-copy-streams')).default;
-    await this.db.withConnection(async (conn) => {
-      const stream = (conn as PgConnection).client.query(from(this.copySql));
-      await pipeline(Readable.from([Buffer.from(text, 'utf8')]), stream);
-    });
+    await this.db.withConnection((conn) => copyIn(conn as PgConnection, this.copySql, text));
   }
 
   async locate(messages: Message[]) {

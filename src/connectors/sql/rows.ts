@@ -1,5 +1,6 @@
 import { Message, type Metadata } from '../../core/message.js';
 import { rowRenderer, type RenderColumn } from './render.js';
+import { RowFields, RowShape } from './row-fields.js';
 import type { KindDriver } from './kind.js';
 import type { LogicalType, SqlResult, TableInfo } from './types.js';
 
@@ -17,7 +18,7 @@ export interface RowFormat {
  * of a queue table. Renderers are compiled once per column list.
  */
 export class RowMessages {
-  private readonly renderers = new Map<string, (row: unknown[]) => string>();
+  private readonly renderers = new Map<string, { render: (row: unknown[]) => string; shape: RowShape }>();
   private readonly types: Map<string, { type: LogicalType; elem?: LogicalType; scale?: number }>;
 
   constructor(private readonly f: RowFormat) {
@@ -32,12 +33,14 @@ export class RowMessages {
     });
   }
 
-  private renderer(fields: SqlResult['fields'], skip: number): (row: unknown[]) => string {
+  private renderer(fields: SqlResult['fields'], skip: number): { render: (row: unknown[]) => string; shape: RowShape } {
     const key = skip + ':' + fields.map((x) => `${x.name}/${x.type ?? ''}`).join(',');
     let r = this.renderers.get(key);
     if (!r) {
       const opts = { timestamps: this.f.timestamps, ...(this.f.driver.parseArray ? { parseArray: this.f.driver.parseArray } : {}) };
-      r = rowRenderer(this.columns(fields, skip), opts, this.f.driver.loose);
+      const cols = this.columns(fields, skip);
+      const render = rowRenderer(cols, opts, this.f.driver.loose);
+      r = { render, shape: new RowShape(cols, opts, this.f.driver.loose, render) };
       this.renderers.set(key, r);
     }
     return r;
@@ -48,15 +51,14 @@ export class RowMessages {
    * rowid); `seedOf` gives the deterministic id seed of a row.
    */
   rowsAsJson(res: SqlResult, skip: number, seedOf: (row: unknown[], i: number) => string): Message[] {
-    const render = this.renderer(res.fields, skip);
+    const { shape } = this.renderer(res.fields, skip);
     const cursorIdx = this.f.metadataCursor === undefined ? -1 : res.fields.findIndex((x) => x.name === this.f.metadataCursor);
     const out = new Array<Message>(res.rows.length);
     for (let i = 0; i < res.rows.length; i++) {
       const row = res.rows[i]!;
       const values = skip ? row.slice(skip) : row;
-      const m = new Message(render(values), cursorIdx >= 0 ? this.metadata(row[cursorIdx]) : undefined, seedOf(row, i));
-      m.isJson = true;
-      out[i] = m;
+      // The id seed is computed only if the id is ever read.
+      out[i] = Message.lazy(new RowFields(shape, values), cursorIdx >= 0 ? this.metadata(row[cursorIdx]) : undefined, () => seedOf(row, i));
     }
     return out;
   }

@@ -64,7 +64,8 @@ export class SqlSink implements Sink {
     else if (insert?.hasTokens) this.writer = new TokenWriter(this.db, insert);
     else if (f.columns === 'auto') {
       const key = f.key === undefined ? undefined : (f.key as string).split(',').map((k) => k.trim()).filter(Boolean);
-      this.writer = new ColumnsWriter(this.db, {
+      const Writer = this.ep.kind === 'postgres' ? (await import('../postgres/columns-copy.js')).PgColumnsWriter : ColumnsWriter;
+      this.writer = new Writer(this.db, {
         table: this.table,
         info,
         extraColumn: f.extra_column as string | undefined,
@@ -97,6 +98,10 @@ export class SqlSink implements Sink {
           : rejectedError(`${this.ep.kind} rejected a batch of ${messages.length} messages: ${e.message}`, e);
       throw e;
     }
+  }
+
+  get concurrency(): number {
+    return this.writer?.concurrency ?? 1;
   }
 
   locate(messages: Message[]) {

@@ -16,10 +16,17 @@ export interface ColumnsOptions {
   onDropped(fields: string[], count: number): void;
 }
 
-interface Row {
+export interface Row {
+  m: Message;
   cols: ColumnInfo[];
   values: unknown[];
   keyText: string | undefined;
+}
+
+/** Rows of a batch that map to the same columns. */
+export interface Group {
+  cols: ColumnInfo[];
+  rows: Row[];
 }
 
 /**
@@ -29,15 +36,15 @@ interface Row {
  * of several messages with the same key in one batch.
  */
 export class ColumnsWriter extends StatementWriter {
-  private readonly exact = new Map<string, ColumnInfo>();
+  protected readonly exact = new Map<string, ColumnInfo>();
   private readonly folded = new Map<string, ColumnInfo | null>();
   private readonly extra: ColumnInfo | undefined;
-  private readonly key: ColumnInfo[] | undefined;
+  protected readonly key: ColumnInfo[] | undefined;
   private readonly warned = new Set<string>();
 
   constructor(
     db: Database,
-    private readonly o: ColumnsOptions,
+    protected readonly o: ColumnsOptions,
   ) {
     super(db);
     const col = (name: string, field: string): ColumnInfo => {
@@ -100,10 +107,11 @@ export class ColumnsWriter extends StatementWriter {
       });
       if (parts.every((p) => p !== undefined && p !== null)) keyText = JSON.stringify(parts.map((p) => (Buffer.isBuffer(p) ? p.toString('hex') : String(p))));
     }
-    return { cols, values, keyText };
+    return { m, cols, values, keyText };
   }
 
-  statements(messages: Message[]): Statement[] {
+  /** Converted rows, the last of each key, grouped by column list. */
+  groups(messages: Message[]): Group[] {
     let rows = messages.map((m) => this.row(m));
     if (this.key) {
       // The same key twice in one statement is an error in PostgreSQL; the last one wins (decisions §5).
@@ -111,18 +119,21 @@ export class ColumnsWriter extends StatementWriter {
       rows.forEach((r, i) => r.keyText !== undefined && last.set(r.keyText, i));
       rows = rows.filter((r, i) => r.keyText === undefined || last.get(r.keyText) === i);
     }
-    const groups = new Map<string, Row[]>();
+    const groups = new Map<string, Group>();
     for (const r of rows) {
+      if (r.cols.length === 0) continue;
       const sig = r.cols.map((c) => c.name).join('\u0000');
       const g = groups.get(sig);
-      if (g) g.push(r);
-      else groups.set(sig, [r]);
+      if (g) g.rows.push(r);
+      else groups.set(sig, { cols: r.cols, rows: [r] });
     }
+    return [...groups.values()];
+  }
+
+  statements(messages: Message[]): Statement[] {
     const d = this.db.dialect;
     const out: Statement[] = [];
-    for (const group of groups.values()) {
-      const cols = group[0]!.cols;
-      if (cols.length === 0) continue;
+    for (const { cols, rows: group } of this.groups(messages)) {
       const head = `INSERT INTO ${d.table(this.o.table)} (${cols.map((c) => d.quote(c.name)).join(', ')}) VALUES `;
       const keyNames = this.key?.map((k) => k.name);
       const tail = keyNames ? d.upsertClause(keyNames, cols.map((c) => c.name).filter((n) => !keyNames.includes(n))) : '';

@@ -17,6 +17,8 @@ export interface Writer {
    */
   locate(messages: Message[]): Promise<{ index: number; error: BridgeError } | undefined>;
   plan(): PlanItem[];
+  /** Batches that may be written at once (appends only); 1 when order matters. */
+  readonly concurrency?: number;
 }
 
 /** Writers that turn a batch into SQL statements run in one transaction per batch. */

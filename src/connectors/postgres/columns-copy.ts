@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import type { Message } from '../../core/message.js';
+import type { PlanItem } from '../../core/route.js';
+import { ColumnsWriter, type Group } from '../sql/write-columns.js';
+import { copyIn, copyValue } from './copy-text.js';
+import type { PgConnection } from './driver.js';
+
+function encode(g: Group): string {
+  let out = '';
+  for (const r of g.rows) {
+    for (let i = 0; i < r.values.length; i++) out += (i ? '\t' : '') + copyValue(r.values[i], r.m);
+    out += '\n';
+  }
+  return out;
+}
+
+/**
+ * columns=auto on PostgreSQL through COPY: rows are appended with `COPY t (cols) FROM STDIN`; with
+ * key they are copied into a temporary table and merged with one `INSERT … SELECT … ON CONFLICT DO
+ * UPDATE`, in one transaction per batch. Same conversions as the INSERT path (COPY runs each
+ * column's input function, as the casts of the INSERT path do), several times faster.
+ */
+export class PgColumnsWriter extends ColumnsWriter {
+  /** Appends commute, upserts do not: with a key, batches load one after another. */
+  get concurrency(): number {
+    return this.key ? 1 : 2;
+  }
+
+  override async write(messages: Message[]): Promise<void> {
+    const groups = this.groups(messages);
+    if (groups.length === 0) return;
+    const d = this.db.dialect;
+    const table = d.table(this.o.table);
+    const keyNames = this.key?.map((k) => k.name);
+    await this.db.withConnection(async (c) => {
+      const conn = c as PgConnection;
+      const single = groups.length === 1 && !keyNames;
+      if (!single) await conn.query('BEGIN');
+      try {
+        for (const g of groups) {
+          const cols = g.cols.map((x) => d.quote(x.name)).join(', ');
+          const text = encode(g);
+          if (!keyNames) {
+            await copyIn(conn, `COPY ${table} (${cols}) FROM STDIN`, text);
+            continue;
+          }
+          const tmp = d.quote(`bridge_upsert_${createHash('sha256').update(`${this.o.table}\0${cols}`).digest('hex').slice(0, 16)}`);
+          await conn.query(`CREATE TEMP TABLE IF NOT EXISTS ${tmp} ON COMMIT DELETE ROWS AS SELECT ${cols} FROM ${table} WITH NO DATA`);
+          await copyIn(conn, `COPY ${tmp} (${cols}) FROM STDIN`, text);
+          const update = g.cols.map((x) => x.name).filter((n) => !keyNames.includes(n));
+          await conn.query(`INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${tmp}${d.upsertClause(keyNames, update)}`);
+        }
+        if (!single) await conn.query('COMMIT');
+      } catch (e) {
+        if (!single) await conn.query('ROLLBACK').catch(() => {});
+        throw e;
+      }
+    });
+  }
+
+  override plan(): PlanItem[] {
+    return [...super.plan(), { label: 'load', value: this.key ? 'COPY into a temporary table, then INSERT … ON CONFLICT DO UPDATE, one transaction per batch' : 'COPY FROM STDIN per batch' }];
+  }
+}
