@@ -101,6 +101,20 @@ describe('type matrix: columns=auto between every pair of kinds', () => {
     }
   });
 
+  it('documented losses where the target type cannot hold the value', async () => {
+    const pg = db('postgres');
+    const my = db('mariadb');
+    await pg.exec("DROP TABLE IF EXISTS m_loss; CREATE TABLE m_loss (id int PRIMARY KEY, ts timestamp(6), f float8); INSERT INTO m_loss VALUES (1, '2024-01-02 03:04:05.987654', 1.5), (2, NULL, 'NaN')");
+    await my.exec('DROP TABLE IF EXISTS m_loss; CREATE TABLE m_loss (id int PRIMARY KEY, ts datetime, f double)');
+    const rejects = path.join(dir, 'loss-rejects.ndjson');
+    const r = await bridge(['copy', pg.url('m_loss'), my.url('m_loss', 'columns=auto'), '--dead-letter', `file://${rejects}`, '-q']);
+    expect(r.exitCode).toBe(0);
+    // DATETIME(0) keeps whole seconds: MariaDB truncates the fraction (MySQL 8 would round it).
+    // NaN and ±Infinity do not exist in MySQL/MariaDB DOUBLE: the row is rejected (here: dead-lettered).
+    expect(await read('mariadb', 'm_loss')).toEqual([{ id: 1, ts: '2024-01-02 03:04:05', f: 1.5 }]);
+    expect(parseLines((await import('node:fs')).readFileSync(rejects, 'utf8'))).toMatchObject([{ payload: { id: 2, f: 'NaN' } }]);
+  });
+
   it('the documented SQLite loss: DECIMAL beyond ~15 significant digits keeps the double', () => {
     expect(source.postgres![0]!.dec).toBe('12345678901234567890.1234567890');
     expect(source.sqlite![0]!.dec).toBe('12345678901234567168.0000000000');
