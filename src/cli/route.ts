@@ -87,6 +87,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     }
     hub.sourcePool = () => source?.poolStats?.();
     hub.sinkPool = () => sink?.poolStats?.();
+    hub.slotLag = () => source?.slotLagBytes?.();
     if (a.dryRun) {
       await printPlan(reporter, source, sink, src, dst, a);
       summary = { ok: true, exitCode: 0, stopped: false };

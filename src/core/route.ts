@@ -57,6 +57,8 @@ export interface Source {
   estimateRows?(): Promise<number | null>;
   plan?(): Promise<PlanItem[]>;
   poolStats?(): PoolStats | undefined;
+  /** Bytes of WAL the replication slot holds back (change capture), when known. */
+  slotLagBytes?(): number | undefined;
   /** Where the persisted position stands ("to-lake in table bridge_cursors_events = 42"), if any. */
   checkpoint?(): string | undefined;
   /** Whether the source persists its position (cursor_id, deletes): sinks then sync each batch. */

@@ -25,6 +25,7 @@ export interface StatsSnapshot {
   estimatedRows: number | null;
   sourcePool: PoolStats | undefined;
   sinkPool: PoolStats | undefined;
+  slotLagBytes: number | undefined;
   lastError: string | undefined;
 }
 
@@ -58,6 +59,7 @@ export class StatsHub extends EventEmitter<HubEvents> {
   lastError: string | undefined;
   sourcePool: (() => PoolStats | undefined) | undefined;
   sinkPool: (() => PoolStats | undefined) | undefined;
+  slotLag: (() => number | undefined) | undefined;
 
   setState(state: RouteState): void {
     if (this.state === state) return;
@@ -91,6 +93,7 @@ export class StatsHub extends EventEmitter<HubEvents> {
       estimatedRows: this.estimatedRows,
       sourcePool: this.sourcePool?.(),
       sinkPool: this.sinkPool?.(),
+      slotLagBytes: this.slotLag?.(),
       lastError: this.lastError,
     };
   }

@@ -52,6 +52,7 @@ export class PlainReporter implements Reporter {
     const parts = [`${num(s.rowsWritten)} rows`, `${num(now)} rows/s (avg ${num(rate(s))})`, bytes(s.bytesWritten)];
     if (s.estimatedRows) parts.push(`${Math.min(100, (100 * s.rowsWritten) / s.estimatedRows).toFixed(1)}% of ~${num(s.estimatedRows)}`);
     if (s.position) parts.push(`at ${s.position}`);
+    if (s.slotLagBytes !== undefined) parts.push(`slot lag ${bytes(s.slotLagBytes)}`);
     parts.push(`in flight ${s.inFlight}`);
     if (s.retries) parts.push(`retries ${s.retries}`);
     if (s.sourcePool) parts.push(`source pool ${pool(s.sourcePool)}`);
@@ -113,6 +114,7 @@ export class JsonReporter implements Reporter {
       retries: s.retries,
       dead_lettered: s.deadLettered,
       dropped_fields: s.dropped,
+      slot_lag_bytes: s.slotLagBytes ?? null,
       source_pool: s.sourcePool ?? null,
       sink_pool: s.sinkPool ?? null,
     };

@@ -77,15 +77,18 @@ export class NdjsonSink implements Sink {
   }
 }
 
+let stdoutClosed = false;
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') stdoutClosed = true;
+});
+
+/** Resolves once stdout took the text (the write callback: flushed or handed to the OS), which is the backpressure. */
 function writeStdout(text: string): Promise<void> {
+  if (stdoutClosed) return Promise.reject(new OutputClosedError());
   return new Promise((resolve, reject) => {
-    const onError = (e: NodeJS.ErrnoException): void => reject(e.code === 'EPIPE' ? new OutputClosedError() : e);
-    process.stdout.once('error', onError);
-    const ok = process.stdout.write(text, (err) => {
-      process.stdout.off('error', onError);
-      if (err) onError(err as NodeJS.ErrnoException);
-      else if (ok) resolve();
+    process.stdout.write(text, (err) => {
+      if (!err) return resolve();
+      reject((err as NodeJS.ErrnoException).code === 'EPIPE' ? new OutputClosedError() : err);
     });
-    if (!ok) process.stdout.once('drain', () => resolve());
   });
 }

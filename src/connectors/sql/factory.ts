@@ -12,8 +12,9 @@ function check(ep: Endpoint): void {
   validateDatabaseEndpoint(ep);
 }
 
-export function createSqlSource(ep: Endpoint): Source {
+export async function createSqlSource(ep: Endpoint): Promise<Source> {
   check(ep);
+  if (ep.given.has('publication')) return new (await import('../postgres/cdc-source.js')).CdcSource(ep);
   return new SqlSource(ep);
 }
 

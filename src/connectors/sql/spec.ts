@@ -93,15 +93,14 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
     roles: CONSUMER,
     description: 'When set, the wait doubles from polling_interval_ms up to this while drained, and resets when rows arrive.',
   },
-  { name: 'publication', type: 'string', roles: CONSUMER, kinds: ['postgres'], planned: 'change capture (publication)', description: 'PostgreSQL only: stream inserts, updates and deletes of this publication (logical replication).' },
-  { name: 'slot_name', type: 'string', default: 'bridge_slot', roles: CONSUMER, kinds: ['postgres'], planned: 'change capture (slot_name)', description: 'Replication slot of change capture; created if missing.' },
+  { name: 'publication', type: 'string', roles: CONSUMER, kinds: ['postgres'], description: 'PostgreSQL only: stream inserts, updates and deletes of this publication (logical replication).' },
+  { name: 'slot_name', type: 'string', default: 'bridge_slot', roles: CONSUMER, kinds: ['postgres'], description: 'Replication slot of change capture; created if missing.' },
   {
     name: 'create_publication',
     type: 'boolean',
     default: false,
     roles: CONSUMER,
     kinds: ['postgres'],
-    planned: 'change capture (create_publication)',
     description: 'Create the publication for the configured table if it is missing (needs table-owner privilege).',
   },
 ];

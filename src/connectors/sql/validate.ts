@@ -32,7 +32,15 @@ export function validateDatabaseEndpoint(ep: Endpoint): void {
       if (!new RegExp(placeholder.replace('$', '\\$') + '(?![0-9])').test(q)) throw configError(`select_query must contain the batch-size placeholder ${placeholder}`);
       if (has(ep, 'cursor_column')) throw configError('select_query and cursor_column cannot be combined: the query decides what is read');
     }
-    if (f.source_metadata === true && !has(ep, 'cursor_column')) throw configError('source_metadata needs cursor_column (a unique integer column)');
+    if (has(ep, 'publication')) {
+      for (const other of ['cursor_column', 'delete_after_read', 'select_query', 'cursor_id', 'checkpoint_store'])
+        if (has(ep, other) && ep.fields[other] !== false)
+          throw configError(`publication (change capture) cannot be combined with ${other}: the replication slot keeps the position`);
+    } else {
+      if (has(ep, 'slot_name')) throw configError('slot_name needs publication (change capture)');
+      if (has(ep, 'create_publication')) throw configError('create_publication needs publication');
+    }
+    if (f.source_metadata === true && !has(ep, 'cursor_column') && !has(ep, 'publication')) throw configError('source_metadata needs cursor_column (a unique integer column)');
     if (has(ep, 'cursor_id') && !has(ep, 'cursor_column')) throw configError('cursor_id needs cursor_column: only cursor paging has a position to persist');
     if (has(ep, 'checkpoint_store') && !has(ep, 'cursor_id')) throw configError('checkpoint_store needs cursor_id (the name under which the position is kept)');
     if (has(ep, 'max_polling_interval_ms') && (f.max_polling_interval_ms as number) < (f.polling_interval_ms as number))
