@@ -32,13 +32,18 @@ export function readEnvelope(text: string, source: string, where: string): Envel
   return e;
 }
 
-/** Where positions are kept. Implementations: source table, file; more stores come later. */
+/**
+ * Where positions are kept: a key → text map with a compare-and-set, which is all the leases of
+ * two processes on one cursor_id need. Implementations: SQL table, file, S3, GCS, Azure, MongoDB.
+ */
 export interface CheckpointStore {
   /** For plans and messages; never holds a secret. */
   readonly description: string;
   open(): Promise<void>;
-  /** The stored text of a cursor id, if any. */
-  load(cursorId: string): Promise<string | undefined>;
-  save(cursorId: string, envelope: Envelope): Promise<void>;
+  /** The stored text of a key, if any. */
+  load(key: string): Promise<string | undefined>;
+  put(key: string, text: string): Promise<void>;
+  /** Writes `next` (deletes when undefined) only if the stored text is `expected` (undefined = absent). */
+  swap(key: string, expected: string | undefined, next: string | undefined): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,12 +1,21 @@
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { BridgeError } from '../core/errors.js';
-import type { CheckpointStore, Envelope } from './envelope.js';
+import type { CheckpointStore } from './envelope.js';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /**
- * Positions in a local JSON file `{ "<cursor_id>": <envelope>, ... }`, for read-only sources.
- * Every save writes a temp file, fsyncs it and renames it over the old one, so a crash leaves
- * either the old or the new file, never half of one.
+ * Positions in a local JSON file `{ "<key>": <value>, ... }`, for read-only sources. Every write
+ * goes to a temp file that is fsynced and renamed over the old one, so a crash leaves the old or
+ * the new file, never half of one; a lock file serialises writers.
  */
 export class FileCheckpointStore implements CheckpointStore {
   readonly description: string;
@@ -36,14 +45,7 @@ export class FileCheckpointStore implements CheckpointStore {
     throw new BridgeError('config', `the checkpoint file ${path.basename(this.file)} is not a JSON object; move it away to start over`);
   }
 
-  async load(cursorId: string): Promise<string | undefined> {
-    const all = await this.readAll();
-    return Object.hasOwn(all, cursorId) ? JSON.stringify(all[cursorId]) : undefined;
-  }
-
-  async save(cursorId: string, envelope: Envelope): Promise<void> {
-    const all = await this.readAll();
-    all[cursorId] = envelope;
+  private async writeAll(all: Record<string, unknown>): Promise<void> {
     const tmp = `${this.file}.${process.pid}.tmp`;
     const fh = await open(tmp, 'w');
     try {
@@ -59,6 +61,56 @@ export class FileCheckpointStore implements CheckpointStore {
     } finally {
       await dir.close();
     }
+  }
+
+  /** Runs `fn` holding `<file>.lock` (created exclusively with our pid; a dead holder's or a 10 s old lock is stale). */
+  private async locked<T>(fn: () => Promise<T>): Promise<T> {
+    const lock = `${this.file}.lock`;
+    for (let i = 0; ; i++) {
+      try {
+        const fh = await open(lock, 'wx');
+        await fh.writeFile(String(process.pid));
+        await fh.close();
+        break;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+        const holder = Number(await readFile(lock, 'utf8').catch(() => ''));
+        if (age > 10_000 || (holder > 0 && !alive(holder))) await unlink(lock).catch(() => {});
+        else if (i > 500) throw new BridgeError('transient', `the checkpoint file is locked by another process (${lock})`);
+        else await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+    try {
+      return await fn();
+    } finally {
+      await unlink(lock).catch(() => {});
+    }
+  }
+
+  async load(key: string): Promise<string | undefined> {
+    const all = await this.readAll();
+    return Object.hasOwn(all, key) ? JSON.stringify(all[key]) : undefined;
+  }
+
+  async put(key: string, text: string): Promise<void> {
+    await this.locked(async () => {
+      const all = await this.readAll();
+      all[key] = JSON.parse(text) as unknown;
+      await this.writeAll(all);
+    });
+  }
+
+  async swap(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
+    return this.locked(async () => {
+      const all = await this.readAll();
+      const current = Object.hasOwn(all, key) ? JSON.stringify(all[key]) : undefined;
+      if (current !== expected) return false;
+      if (next === undefined) delete all[key];
+      else all[key] = JSON.parse(next) as unknown;
+      await this.writeAll(all);
+      return true;
+    });
   }
 
   async close(): Promise<void> {}

@@ -96,20 +96,30 @@ async function run(mode: 'copy' | 'tail', src: string, dst: string, reply: strin
     ...(typeof o.deadLetter === 'string' ? { deadLetter: o.deadLetter } : {}),
   };
   const reporter = makeReporter(o);
-  const stop = new AbortController();
-  let signals = 0;
-  const onSignal = (sig: string): void => {
-    if (++signals > 1) process.exit(130);
-    reporter.info(`${sig}: stopping after the batch in flight (again to quit at once)`);
-    stop.abort();
-  };
-  process.on('SIGINT', () => onSignal('SIGINT'));
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  if (stop.signal.aborted) reporter.info(`${lastSignal}: stopping`);
+  onStop = (sig) => reporter.info(`${sig}: stopping after the batch in flight (again to quit at once)`);
   const code = await runCommand(args, reporter, stop.signal);
   process.exit(code);
 }
 
+/** Installed first thing, so a signal during start-up also stops cleanly (nothing is written yet). */
+const stop = new AbortController();
+let lastSignal = '';
+let onStop: ((sig: string) => void) | undefined;
+let signals = 0;
+function installSignals(): void {
+  const handle = (sig: string): void => {
+    if (++signals > 1) process.exit(130);
+    lastSignal = sig;
+    onStop?.(sig);
+    stop.abort();
+  };
+  process.on('SIGINT', () => handle('SIGINT'));
+  process.on('SIGTERM', () => handle('SIGTERM'));
+}
+
 export async function main(argv: string[]): Promise<void> {
+  installSignals();
   // Secrets on the command line must not show in `ps`.
   process.title = `bridge ${argv[2] ?? ''}`.trim();
   const program = new Command('bridge')

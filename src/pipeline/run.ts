@@ -94,8 +94,11 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
   let ackError: unknown;
   let writerError: unknown;
   let written = 0;
-  // Writes of an append-only sink may overlap; they are still acknowledged in batch order.
-  const concurrency = Math.max(1, o.sink.concurrency ?? 1);
+  // A source that keeps a position (cursor_id, deletes) gets each batch acknowledged before the next
+  // is written, so a crash re-delivers at most one batch. Otherwise the writes of an append-only
+  // sink may overlap; they are still acknowledged in batch order.
+  const strict = source.durablePosition;
+  const concurrency = strict ? 1 : Math.max(1, o.sink.concurrency ?? 1);
   type Flight = { batch: SourceBatch; done: Promise<{ dead: number } | { error: unknown }> };
   const flights: Flight[] = [];
 
@@ -133,6 +136,7 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
       const batch = queue.shift();
       if (!batch) break;
       notifyReader();
+      if (strict) await acks;
       const done = deliver(batch.messages, { sink, deadLetter: o.deadLetter, retry: retryPolicy(o.stop), stats }).then(
         async ({ replies, dead }) => {
           if (stats.state === 'retrying') stats.setState('running');

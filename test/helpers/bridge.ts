@@ -26,8 +26,8 @@ export async function bridge(args: string[], opts: { input?: string; cwd?: strin
 }
 
 /** Starts the CLI in the background (tail tests); the caller kills or signals it. */
-export function spawnBridge(args: string[], opts: { cwd?: string } = {}): ResultPromise {
-  return execa('node', [BIN, ...args], { reject: false, cwd: opts.cwd ?? ROOT, stdin: 'ignore', env: { NO_COLOR: '1' }, buffer: true });
+export function spawnBridge(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): ResultPromise {
+  return execa('node', [BIN, ...args], { reject: false, cwd: opts.cwd ?? ROOT, stdin: 'ignore', env: { NO_COLOR: '1', ...opts.env }, buffer: true });
 }
 
 export function tempDir(prefix = 'bridge-test-'): string {

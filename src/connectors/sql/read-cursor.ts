@@ -1,4 +1,5 @@
 import { envelopeValue, makeEnvelope, readEnvelope, type CheckpointStore } from '../../checkpoint/envelope.js';
+import { Lease } from '../../checkpoint/lease.js';
 import type { PlanItem, SourceBatch } from '../../core/route.js';
 import type { Database } from './database.js';
 import type { Reader } from './reader.js';
@@ -25,6 +26,7 @@ export class CursorReader implements Reader {
   readonly finite = false;
   private last: string | undefined;
   private saved: string | undefined;
+  private lease: Lease | undefined;
   private readonly sourceName: string;
   private readonly isInt: boolean;
 
@@ -33,9 +35,13 @@ export class CursorReader implements Reader {
     this.isInt = o.column.type === 'int' || o.column.type === 'bigint';
   }
 
-  /** Loads the stored position, refusing one written for another source. */
-  async start(): Promise<void> {
+  /** Takes the cursor_id's lease, then loads the stored position (refusing one written for another source). */
+  async start(lease: boolean): Promise<void> {
     if (!this.o.store || !this.o.cursorId) return;
+    if (lease) {
+      this.lease = new Lease(this.o.store, this.o.cursorId);
+      await this.lease.acquire();
+    }
     const text = await this.o.store.load(this.o.cursorId);
     if (text === undefined) return;
     const env = readEnvelope(text, this.sourceName, `${this.o.store.description} (cursor_id ${this.o.cursorId})`);
@@ -59,7 +65,12 @@ export class CursorReader implements Reader {
     return `${c} > ${d.cursorValue(this.o.column.type, this.last, params)}`;
   }
 
+  async close(): Promise<void> {
+    await this.lease?.release();
+  }
+
   async poll(max: number): Promise<SourceBatch | null> {
+    this.lease?.check();
     const d = this.o.db.dialect;
     const t = d.table(this.o.table);
     const c = d.quote(this.o.column.name);
@@ -96,7 +107,8 @@ export class CursorReader implements Reader {
       position: `${this.o.column.name}=${pos}`,
       ack: async () => {
         if (!store || !cursorId) return;
-        await store.save(cursorId, makeEnvelope(this.sourceName, pos, this.isInt));
+        this.lease?.check();
+        await store.put(cursorId, JSON.stringify(makeEnvelope(this.sourceName, pos, this.isInt)));
         this.saved = pos;
       },
     };

@@ -1,6 +1,6 @@
 import type { CheckpointStore } from '../../checkpoint/envelope.js';
 import type { Endpoint } from '../../config/endpoint.js';
-import { configError } from '../../core/errors.js';
+import { BridgeError, configError } from '../../core/errors.js';
 import type { PlanItem, PoolStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
 import { sleep } from '../../pipeline/sleep.js';
 import { resolveCheckpointStore } from './checkpoint-store.js';
@@ -76,16 +76,17 @@ export class SqlSource implements Source {
       if (f.source_metadata === true && (!INTEGER_TYPES.has(column.type) || !this.info.uniqueColumns.has(column.name)))
         throw configError(`source_metadata needs cursor_column to be a unique integer column; ${column.name} is ${column.dbType}${this.info.uniqueColumns.has(column.name) ? '' : ' without a unique index'}`);
       if (f.cursor_id !== undefined) {
-        this.store = resolveCheckpointStore(f.checkpoint_store as string | undefined, this.db, this.table);
+        this.store = await resolveCheckpointStore(f.checkpoint_store as string | undefined, this.db, this.table);
         try {
           if (!this.ctx.dryRun) await this.store.open();
         } catch (e) {
+          if (e instanceof BridgeError && e.kind !== 'fatal' && e.kind !== 'rejected') throw e;
           throw configError(`cannot prepare the checkpoint store (${this.store.description}): ${(e as Error).message}; on a read-only source set checkpoint_store=file://<path>`);
         }
         this.durablePosition = true;
       }
       const reader = new CursorReader({ db: this.db, table: this.table, column, primaryKey: this.info.primaryKey, rows, store: this.store, cursorId: f.cursor_id as string | undefined });
-      await reader.start().catch((e) => {
+      await reader.start(!this.ctx.dryRun).catch((e) => {
         if (!this.ctx.dryRun) throw e; // the checkpoint table may not exist yet
       });
       return reader;
