@@ -67,7 +67,13 @@ function fieldType(f: { columnType?: number; characterSet?: number; columnLength
 }
 
 export class MysqlConnection implements SqlConnection {
-  constructor(readonly conn: MysqlConn) {}
+  /** Set when the connection errored or ended (e.g. while idle in the pool). */
+  dead = false;
+
+  constructor(readonly conn: MysqlConn) {
+    conn.on('error', () => (this.dead = true));
+    conn.on('end', () => (this.dead = true));
+  }
 
   async query(sql: string, params: readonly unknown[] = []): Promise<SqlResult> {
     const [rows, fields] = await this.conn.query({ sql, rowsAsArray: true, values: params as unknown[] });
@@ -144,9 +150,10 @@ export function mysqlPoolFactory(ep: Endpoint, warn: (s: string) => void): PoolF
     async ping(c) {
       await c.conn.ping();
     },
-    isBroken: (_c, e) => {
+    isBroken: (c, e) => {
       const k = classifyMysql(e).kind;
-      return k === 'transient' || k === 'connect';
+      return c.dead || k === 'transient' || k === 'connect';
     },
+    alive: (c) => !c.dead,
   };
 }

@@ -22,7 +22,13 @@ const RAW_TYPES = { getTypeParser: () => (v: string) => v };
 
 /** A pg client with the query shape the SQL layer expects. */
 export class PgConnection implements SqlConnection {
-  constructor(readonly client: PgClient) {}
+  /** Set when the connection errored or ended (e.g. while idle in the pool). */
+  dead = false;
+
+  constructor(readonly client: PgClient) {
+    client.on('error', () => (this.dead = true));
+    client.on('end', () => (this.dead = true));
+  }
 
   async query(sql: string, params: readonly unknown[] = []): Promise<SqlResult> {
     const r = await this.client.query({ text: sql, values: params as unknown[], rowMode: 'array', types: RAW_TYPES });
@@ -105,7 +111,7 @@ export function pgPoolFactory(ep: Endpoint, warn: (s: string) => void): PoolFact
     async create() {
       const pg = await loadPg();
       const client = new pg.Client(cfg);
-      // An idle client whose server went away emits 'error'; the next query on it fails and the pool drops it.
+      // An idle client whose server went away emits 'error': PgConnection marks itself dead and the pool drops it.
       client.on('error', () => {});
       try {
         await client.connect();
@@ -120,9 +126,10 @@ export function pgPoolFactory(ep: Endpoint, warn: (s: string) => void): PoolFact
     async ping(c) {
       await c.client.query('SELECT 1');
     },
-    isBroken: (_c, e) => {
+    isBroken: (c, e) => {
       const k = classifyPg(e).kind;
-      return k === 'transient' || k === 'connect';
+      return c.dead || k === 'transient' || k === 'connect';
     },
+    alive: (c) => !c.dead,
   };
 }

@@ -7,7 +7,7 @@ export function isNetworkError(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
   if (typeof code === 'string' && NET_CODES.has(code)) return true;
   const msg = (e as Error)?.message ?? '';
-  return /Connection terminated|connection is closed|Connection lost|socket hang up|read ECONNRESET|Can't add new command when connection is in closed state|closed state/i.test(msg);
+  return /Connection terminated|connection is closed|Connection lost|socket hang up|read ECONNRESET|Can't add new command when connection is in closed state|closed state|not queryable|terminating connection/i.test(msg);
 }
 
 /** Wraps a driver error keeping it as `cause` (every server field stays reachable). */

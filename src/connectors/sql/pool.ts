@@ -16,6 +16,8 @@ export interface PoolFactory<C> {
   ping(conn: C): Promise<void>;
   /** Errors that mean the connection is unusable and must not return to the pool. */
   isBroken(conn: C, error: unknown): boolean;
+  /** False once the driver saw the connection die while it sat idle (server restart, admin kill). */
+  alive?(conn: C): boolean;
 }
 
 interface Slot<C> {
@@ -64,7 +66,7 @@ export class Pool<C> {
     for (;;) {
       const slot = this.idle.pop();
       if (!slot) break;
-      if (this.expired(slot)) {
+      if (this.expired(slot) || this.factory.alive?.(slot.conn) === false) {
         void this.factory.destroy(slot.conn).catch(() => {});
         continue;
       }
