@@ -108,6 +108,10 @@ const cases = [
   },
 ];
 
+if (ONLY?.length === 1 && ONLY[0] === 'lag') {
+  await import('./lag.js');
+  process.exit(0);
+}
 ensureSource();
 const results = [];
 for (const c of cases) {
@@ -133,3 +137,5 @@ for (const r of results)
 rmSync(path.join(out, 'bridge.ndjson'), { force: true });
 rmSync(path.join(out, 'psql.copy'), { force: true });
 psql(`DROP TABLE IF EXISTS ${sinkTable}; DROP TABLE IF EXISTS bench_queue;`);
+
+if (!ONLY || ONLY.includes('lag')) await import('./lag.js');
