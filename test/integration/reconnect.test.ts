@@ -16,7 +16,9 @@ afterAll(async () => {
 });
 
 const ids = (file: string): number[] => (existsSync(file) ? (parseLines(readFileSync(file, 'utf8')) as { id: number }[]).map((r) => r.id) : []);
-const kill = (app: string) => pg.exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '${app}' AND pid <> pg_backend_pid()`);
+/** Terminates the run's server connections of one side; returns how many there were. */
+const kill = async (app: string): Promise<number> =>
+  (await pg.rows(`SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE application_name = '${app}' AND pid <> pg_backend_pid()`)).length;
 
 describe('tail survives dropped connections', () => {
   it('cursor source and PostgreSQL sink: connections killed twice, every row arrives', async () => {
@@ -37,13 +39,13 @@ describe('tail survives dropped connections', () => {
     for (let round = 0; round < 3; round++) {
       await pg.exec(`INSERT INTO t_rc_src SELECT g, 'v' || g FROM generate_series(${round * 1000 + 1}, ${round * 1000 + 1000}) g`);
       await waitFor(async () => (await count()) >= (round + 1) * 1000 - 400, 30_000, 20);
-      if (round < 2) await kill(round === 0 ? 'bridge_rc_src' : 'bridge_rc_dst');
+      // Whether a kill lands mid-query (a retry) or on an idle pooled connection (dropped, reopened), the tail goes on.
+      if (round < 2) expect(await kill(round === 0 ? 'bridge_rc_src' : 'bridge_rc_dst')).toBeGreaterThan(0);
     }
     await waitFor(async () => (await count()) === 3000, 30_000);
     p.kill('SIGTERM');
     const r = await p;
     expect(r.exitCode).toBe(0);
-    expect(String(r.stderr)).toMatch(/retry 1 in \d+ ms/);
     expect(await pg.rows('SELECT min(id) AS lo, max(id) AS hi FROM t_rc_dst')).toEqual([{ lo: 1, hi: 3000 }]);
   });
 
