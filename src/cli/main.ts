@@ -56,7 +56,7 @@ function splitFieldFlags(o: CommonOpts): { src: [string, string][]; dst: [string
   return { src, dst };
 }
 
-function addRouteOptions(cmd: Command, mode: 'copy' | 'tail'): Command {
+function addRouteOptions(cmd: Command, mode: 'copy' | 'tail' | 'serve'): Command {
   cmd
     .option('--batch-size <n>', 'messages per batch (bound to select_query placeholder)', positiveInt('--batch-size'), 1024)
     .option('--limit <n>', 'stop after about n messages', positiveInt('--limit'))
@@ -67,7 +67,7 @@ function addRouteOptions(cmd: Command, mode: 'copy' | 'tail'): Command {
     .option('--src-opt <key=value>', 'set a source field (repeatable)', keyValue)
     .option('--dst-opt <key=value>', 'set a sink field (repeatable)', keyValue)
     .option('--max-retries <n>', 'retries of a transient failure before copy gives up', positiveInt('--max-retries'), 10)
-    .option('--read-ahead <n>', 'batches read ahead of the sink', positiveInt('--read-ahead'), 2)
+    .option('--read-ahead <n>', 'batches read ahead of the sink', positiveInt('--read-ahead'), mode === 'serve' ? 1 : 2)
     .option('--dead-letter <url>', 'endpoint for messages the sink rejects (constraint, type); the rest goes on');
   if (mode === 'tail') cmd.option('--exit-when-drained', 'stop with exit 0 once a poll finds nothing new (for cron)');
   for (const f of fieldFlags()) {
@@ -78,7 +78,10 @@ function addRouteOptions(cmd: Command, mode: 'copy' | 'tail'): Command {
   return cmd;
 }
 
-async function run(mode: 'copy' | 'tail', src: string, dst: string, reply: string | undefined, o: CommonOpts): Promise<void> {
+/** `0.0.0.0:8080` → `http://0.0.0.0:8080`: the listen address may come without a scheme. */
+const listenUrl = (text: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
+
+async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, reply: string | undefined, o: CommonOpts): Promise<void> {
   const flags = splitFieldFlags(o);
   const args: RouteArgs = {
     command: mode,
@@ -89,7 +92,7 @@ async function run(mode: 'copy' | 'tail', src: string, dst: string, reply: strin
     batchSize: o.batchSize,
     limit: o.limit,
     dryRun: o.dryRun === true,
-    maxRetries: o.maxRetries,
+    maxRetries: mode === 'serve' ? Infinity : o.maxRetries,
     readAhead: o.readAhead,
     exitWhenDrained: o.exitWhenDrained === true,
     ...(reply !== undefined ? { reply } : {}),
@@ -118,6 +121,37 @@ function installSignals(): void {
   process.on('SIGTERM', () => handle('SIGTERM'));
 }
 
+/**
+ * `workers=N`: the primary forks N processes that share the listening port (node:cluster), passes
+ * signals on, and exits with the worst exit code. Returns false when this process should serve.
+ */
+async function forkWorkers(url: string, o: CommonOpts): Promise<boolean> {
+  const cluster = (await import('node:cluster')).default;
+  if (cluster.isWorker) return false;
+  const flags = splitFieldFlags(o).src;
+  const { resolveEndpoint } = await import('../config/endpoint.js');
+  const { specForScheme } = await import('../connectors/registry.js');
+  let workers = 0;
+  try {
+    workers = resolveEndpoint(url, 'consumer', specForScheme, [...flags, ...(o.srcOpt ?? [])]).fields.workers as number;
+  } catch {
+    return false; // the run itself reports the config error
+  }
+  if (!workers) return false;
+  const codes: number[] = [];
+  for (let i = 0; i < workers; i++) cluster.fork();
+  onStop = () => {
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+  };
+  await new Promise<void>((resolve) => {
+    cluster.on('exit', (_w, code) => {
+      codes.push(code ?? 1);
+      if (codes.length === workers) resolve();
+    });
+  });
+  process.exit(Math.max(...codes));
+}
+
 export async function main(argv: string[]): Promise<void> {
   installSignals();
   // Secrets on the command line must not show in `ps`.
@@ -138,6 +172,19 @@ export async function main(argv: string[]): Promise<void> {
     program.command('tail').description('follow the source until stopped (SIGINT/SIGTERM), resuming from the checkpoint').argument('<src>').argument('<dst>').argument('[reply]', replyHelp),
     'tail',
   ).action((src: string, dst: string, reply: string | undefined, o: CommonOpts) => run('tail', src, dst, reply, o));
+  addRouteOptions(
+    program
+      .command('serve')
+      .description('listen for HTTP requests and write each as a message to the sink; answer after it is confirmed')
+      .argument('<listen>', 'host:port to listen on (listener fields as ?query or --src-opt)')
+      .argument('<dst>', 'sink endpoint')
+      .argument('[reply]', replyHelp),
+    'serve',
+  ).action(async (listen: string, dst: string, reply: string | undefined, o: CommonOpts) => {
+    const url = listenUrl(listen);
+    if (await forkWorkers(url, o)) return;
+    await run('serve', url, dst, reply, o);
+  });
   connectorsCommand(program);
 
   try {

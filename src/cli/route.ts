@@ -74,7 +74,8 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     source = await createSource(src);
     sink = await createSink(dst);
     const warn = (t: string): void => hub.warn(t);
-    await source.open({ mode: a.command, batchSize: a.batchSize, warn, exitWhenDrained: a.exitWhenDrained, dryRun: a.dryRun });
+    const info = (t: string): void => hub.info(t);
+    await source.open({ mode: a.command, batchSize: a.batchSize, warn, info, exitWhenDrained: a.exitWhenDrained, dryRun: a.dryRun });
     const sinkCtx = { mode: a.command, warn, durable: source.durablePosition, dryRun: a.dryRun, countDropped: (n: number) => (hub.dropped += n) };
     await sink.open(sinkCtx);
     if (reply) {
@@ -88,6 +89,11 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     hub.sourcePool = () => source?.poolStats?.();
     hub.sinkPool = () => sink?.poolStats?.();
     hub.slotLag = () => source?.slotLagBytes?.();
+    hub.requestStats = () => source?.requestStats?.();
+    if (source.attachInline && sink.answers) {
+      const s = sink;
+      source.attachInline((ms) => s.write(ms));
+    }
     if (a.dryRun) {
       await printPlan(reporter, source, sink, src, dst, a);
       summary = { ok: true, exitCode: 0, stopped: false };

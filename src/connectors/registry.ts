@@ -20,8 +20,10 @@ export async function createSource(ep: Endpoint): Promise<Source> {
       return new (await import('./ndjson/source.js')).NdjsonSource(ep);
     case 'database':
       return (await import('./sql/factory.js')).createSqlSource(ep);
+    case 'http':
+      return new (await import('./http/source.js')).HttpSource(ep);
     default:
-      throw configError(`the ${ep.kind} connector cannot be a source yet`);
+      throw configError(`the ${ep.kind} connector cannot be a source`);
   }
 }
 
@@ -32,7 +34,9 @@ export async function createSink(ep: Endpoint): Promise<Sink> {
       return new (await import('./ndjson/sink.js')).NdjsonSink(ep);
     case 'database':
       return (await import('./sql/factory.js')).createSqlSink(ep);
+    case 'http':
+      return new (await import('./http/sink.js')).HttpSink(ep);
     default:
-      throw configError(`the ${ep.kind} connector cannot be a sink yet`);
+      throw configError(`the ${ep.kind} connector cannot be a sink`);
   }
 }

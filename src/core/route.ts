@@ -8,8 +8,16 @@ export interface SourceBatch {
   messages: Message[];
   /** Human-readable source position after this batch (cursor value, LSN), for progress output. */
   position?: string;
-  /** Called once the sink confirmed every message of this batch and of every batch before it. */
-  ack(): Promise<void>;
+  /**
+   * Called once the sink confirmed every message of this batch and of every batch before it, with
+   * the sink's answers (index-aligned; undefined where it had none or the message was dead-lettered).
+   */
+  ack(replies?: Reply[]): Promise<void>;
+  /**
+   * Present on sources that answer each message (HTTP): called when the batch could not be written
+   * (rejected, or transient failures outlived the retries); the run then goes on instead of stopping.
+   */
+  fail?(error: unknown): Promise<void>;
   /**
    * False when the ack cannot be repeated (it commits a transaction held since the read): if it
    * fails, the rows simply stay in the source and are read again.
@@ -38,6 +46,8 @@ export interface SourceContext {
   batchSize: number;
   /** Emits a warning line through the route's reporter. */
   warn(text: string): void;
+  /** Emits an informational line (e.g. the address a listener took). */
+  info?(text: string): void;
   /** Stop polling once a poll finds nothing new, even in `tail` (cron use). */
   exitWhenDrained: boolean;
   /** --dry-run: connect and describe, but create and write nothing. */
@@ -57,6 +67,20 @@ export interface Source {
   estimateRows?(): Promise<number | null>;
   plan?(): Promise<PlanItem[]>;
   poolStats?(): PoolStats | undefined;
+  /**
+   * Present on sources that answer per message (HTTP): a message the sink rejects for good is
+   * answered (422) instead of stopping the run, when no dead-letter endpoint takes it.
+   */
+  rejectMessage?(m: Message, error: Error): Promise<void>;
+  /**
+   * Present on sources that must not lose what they accepted (an HTTP listener): on stop the pipeline
+   * calls this (stop taking new work) and keeps writing until next() returns null.
+   */
+  stopAccepting?(): void;
+  /** Lets a request-reply source answer straight from the sink (inline_response_fast_path). */
+  attachInline?(write: (messages: Message[]) => Promise<Reply[] | void>): void;
+  /** Requests and answers by status (HTTP listener), for the progress view. */
+  requestStats?(): { requests: number; statuses: Record<string, number> };
   /** Bytes of WAL the replication slot holds back (change capture), when known. */
   slotLagBytes?(): number | undefined;
   /** Where the persisted position stands ("to-lake in table bridge_cursors_events = 42"), if any. */
@@ -93,6 +117,8 @@ export interface Sink {
    * than 1: an upsert written out of order could keep an older value.
    */
   readonly concurrency?: number;
+  /** True when the sink answers each message (lookup_query): request-reply sources may call it inline. */
+  readonly answers?: boolean;
   close(): Promise<void>;
   plan?(): Promise<PlanItem[]>;
   poolStats?(): PoolStats | undefined;

@@ -9,6 +9,8 @@ const isRejected = (e: unknown): e is BridgeError => isBridgeError(e) && e.kind 
 export interface DeliverOptions {
   sink: Sink;
   deadLetter: Sink | undefined;
+  /** Without a dead-letter endpoint: answer a rejected message instead of stopping (HTTP sources). */
+  rejectTo?: ((m: Message, error: Error) => Promise<void>) | undefined;
   retry: RetryPolicy;
   stats: StatsHub;
 }
@@ -35,7 +37,7 @@ export async function deliver(messages: Message[], o: DeliverOptions): Promise<{
     return { replies: await withRetry(() => o.sink.write(messages), o.retry), dead: 0 };
   } catch (e) {
     if (!isRejected(e)) throw e;
-    if (o.deadLetter) {
+    if (o.deadLetter || o.rejectTo) {
       const counter = { dead: 0 };
       const replies = await isolate(messages, e, { ...o, counter });
       return { replies, dead: counter.dead };
@@ -66,10 +68,12 @@ async function isolate(messages: Message[], error: BridgeError, o: IsolateOption
   const named = error.messageId === undefined ? -1 : messages.findIndex((m) => m.idHex === error.messageId);
   if (messages.length === 1 || named >= 0) {
     const i = named >= 0 ? named : 0;
-    await withRetry(() => o.deadLetter!.write([deadLetterOf(messages[i]!, error)]), o.retry);
-    o.stats.deadLettered++;
+    if (o.deadLetter) {
+      await withRetry(() => o.deadLetter!.write([deadLetterOf(messages[i]!, error)]), o.retry);
+      o.stats.deadLettered++;
+      o.stats.warn(`message ${messages[i]!.idHex} went to the dead-letter endpoint: ${error.message}`);
+    } else await o.rejectTo!(messages[i]!, error);
     o.counter.dead++;
-    o.stats.warn(`message ${messages[i]!.idHex} went to the dead-letter endpoint: ${error.message}`);
     const before = i > 0 ? await tryWrite(messages.slice(0, i), o) : [];
     const after = i + 1 < messages.length ? await tryWrite(messages.slice(i + 1), o) : [];
     return [...before, undefined, ...after];

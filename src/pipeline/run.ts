@@ -37,7 +37,11 @@ export interface RunResult {
 export async function runRoute(o: RunOptions): Promise<RunResult> {
   const { source, sink, stats } = o;
   const internal = new AbortController();
-  const readSignal = AbortSignal.any([o.stop, internal.signal]);
+  // A source that must not lose what it accepted keeps being read after a stop, until it says it is empty.
+  const drains = typeof source.stopAccepting === 'function';
+  const readSignal = drains ? internal.signal : AbortSignal.any([o.stop, internal.signal]);
+  if (drains) o.stop.addEventListener('abort', () => source.stopAccepting!(), { once: true });
+  const stopped = (): boolean => o.stop.aborted && !drains;
   const queue: SourceBatch[] = [];
   let readerDone = false;
   let readerError: unknown;
@@ -99,12 +103,18 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
   // sink may overlap; they are still acknowledged in batch order.
   const strict = source.durablePosition;
   const concurrency = strict ? 1 : Math.max(1, o.sink.concurrency ?? 1);
-  type Flight = { batch: SourceBatch; done: Promise<{ dead: number } | { error: unknown }> };
+  type Flight = { batch: SourceBatch; done: Promise<{ dead: number; replies: Reply[] | void } | { error: unknown }> };
   const flights: Flight[] = [];
 
   const settle = async (f: Flight): Promise<boolean> => {
     const r = await f.done;
     if ('error' in r) {
+      if (f.batch.fail && !(r.error instanceof StoppedWhileRetrying)) {
+        // The source answers the failure (HTTP 502/422) and the run goes on.
+        stats.warn(`a batch of ${f.batch.messages.length} could not be written: ${(r.error as Error).message}`);
+        await f.batch.fail(r.error).catch(() => {});
+        return true;
+      }
       if (!(r.error instanceof StoppedWhileRetrying)) writerError ??= r.error;
       return false;
     }
@@ -118,7 +128,8 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
     acks = acks.then(async () => {
       if (ackError !== undefined) return;
       try {
-        await withRetry(() => batch.ack(), { ...retryPolicy(o.stop), maxRetries: batch.ackRetryable === false ? 0 : Math.min(o.maxRetries, 10) });
+        const replies = r.replies ?? undefined;
+        await withRetry(() => batch.ack(replies), { ...retryPolicy(o.stop), maxRetries: batch.ackRetryable === false ? 0 : Math.min(o.maxRetries, 10) });
         if (batch.position !== undefined) stats.position = batch.position;
       } catch (e) {
         // A failed ack moves no position: the batch will be delivered again, which at-least-once allows.
@@ -132,16 +143,19 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
   try {
     for (;;) {
       while (queue.length === 0 && !readerDone) await new Promise<void>((r) => (wake = r));
-      if (o.stop.aborted || ackError !== undefined || writerError !== undefined) break;
+      if (stopped() || ackError !== undefined || writerError !== undefined) break;
       const batch = queue.shift();
       if (!batch) break;
       notifyReader();
       if (strict) await acks;
-      const done = deliver(batch.messages, { sink, deadLetter: o.deadLetter, retry: retryPolicy(o.stop), stats }).then(
+      // A source that answers failures itself gets few retries: its clients are waiting.
+      const retry = batch.fail ? { ...retryPolicy(o.stop), maxRetries: Math.min(o.maxRetries, 2) } : retryPolicy(o.stop);
+      const rejectTo = source.rejectMessage ? (m: Message, e: Error) => source.rejectMessage!(m, e) : undefined;
+      const done = deliver(batch.messages, { sink, deadLetter: o.deadLetter, rejectTo, retry, stats }).then(
         async ({ replies, dead }) => {
           if (stats.state === 'retrying') stats.setState('running');
           if (replies && o.onReplies) await o.onReplies(batch.messages, replies);
-          return { dead };
+          return { dead, replies };
         },
         (error: unknown) => ({ error }),
       );

@@ -26,11 +26,13 @@ export interface StatsSnapshot {
   sourcePool: PoolStats | undefined;
   sinkPool: PoolStats | undefined;
   slotLagBytes: number | undefined;
+  requests: { requests: number; statuses: Record<string, number> } | undefined;
   lastError: string | undefined;
 }
 
 export interface HubEvents {
   warning: [text: string];
+  info: [text: string];
   state: [state: RouteState];
 }
 
@@ -60,6 +62,7 @@ export class StatsHub extends EventEmitter<HubEvents> {
   sourcePool: (() => PoolStats | undefined) | undefined;
   sinkPool: (() => PoolStats | undefined) | undefined;
   slotLag: (() => number | undefined) | undefined;
+  requestStats: (() => { requests: number; statuses: Record<string, number> } | undefined) | undefined;
 
   setState(state: RouteState): void {
     if (this.state === state) return;
@@ -69,6 +72,10 @@ export class StatsHub extends EventEmitter<HubEvents> {
 
   warn(text: string): void {
     this.emit('warning', text);
+  }
+
+  info(text: string): void {
+    this.emit('info', text);
   }
 
   snapshot(): StatsSnapshot {
@@ -94,6 +101,7 @@ export class StatsHub extends EventEmitter<HubEvents> {
       sourcePool: this.sourcePool?.(),
       sinkPool: this.sinkPool?.(),
       slotLagBytes: this.slotLag?.(),
+      requests: this.requestStats?.(),
       lastError: this.lastError,
     };
   }

@@ -39,6 +39,7 @@ export class PlainReporter implements Reporter {
 
   start(hub: StatsHub): void {
     hub.on('warning', (t) => this.warn(t));
+    hub.on('info', (t) => this.info(t));
     if (!this.opts.progress || this.opts.quiet) return;
     this.timer = setInterval(() => this.line(hub.snapshot()), this.opts.intervalMs);
     this.timer.unref();
@@ -53,6 +54,7 @@ export class PlainReporter implements Reporter {
     if (s.estimatedRows) parts.push(`${Math.min(100, (100 * s.rowsWritten) / s.estimatedRows).toFixed(1)}% of ~${num(s.estimatedRows)}`);
     if (s.position) parts.push(`at ${s.position}`);
     if (s.slotLagBytes !== undefined) parts.push(`slot lag ${bytes(s.slotLagBytes)}`);
+    if (s.requests) parts.push(`${num(s.requests.requests)} requests (${Object.entries(s.requests.statuses).map(([k, v]) => `${k}: ${num(v)}`).join(', ') || 'none answered'})`);
     parts.push(`in flight ${s.inFlight}`);
     if (s.retries) parts.push(`retries ${s.retries}`);
     if (s.sourcePool) parts.push(`source pool ${pool(s.sourcePool)}`);
@@ -115,6 +117,7 @@ export class JsonReporter implements Reporter {
       dead_lettered: s.deadLettered,
       dropped_fields: s.dropped,
       slot_lag_bytes: s.slotLagBytes ?? null,
+      requests: s.requests ?? null,
       source_pool: s.sourcePool ?? null,
       sink_pool: s.sinkPool ?? null,
     };
@@ -122,6 +125,7 @@ export class JsonReporter implements Reporter {
 
   start(hub: StatsHub): void {
     hub.on('warning', (t) => this.warn(t));
+    hub.on('info', (t) => this.info(t));
     if (this.opts.quiet) return;
     this.timer = setInterval(() => this.emit({ type: 'progress', ...this.stats(hub.snapshot()) }), this.opts.intervalMs);
     this.timer.unref();

@@ -4,33 +4,32 @@ import { TLS_FIELDS } from '../../config/tls-spec.js';
 const BOTH = ['consumer', 'publisher'] as const;
 const CONSUMER = ['consumer'] as const;
 const PUBLISHER = ['publisher'] as const;
-const P = 'the HTTP connector';
 
 /** Contract §2.2: every field of the HTTP connector. */
 export const HTTP_FIELDS: readonly FieldSpec[] = [
-  { name: 'method', type: 'string', roles: BOTH, planned: P, defaultText: 'publisher: POST', description: 'Publisher: the request method. Consumer: accept only this method (405 otherwise).' },
-  { name: 'path', type: 'string', roles: CONSUMER, planned: P, description: 'Accept only requests whose path matches exactly (404 otherwise).' },
-  { name: 'basic_auth', type: 'array', roles: BOTH, secret: true, planned: P, description: 'Credentials as a JSON array ["user","password"]. Never printed.' },
-  { name: 'custom_headers', type: 'object', roles: BOTH, secret: true, planned: P, description: 'Headers added to outgoing requests/responses, as a JSON object. Values never printed.' },
-  { name: 'tls', type: 'object', roles: BOTH, fields: TLS_FIELDS, planned: P, description: 'TLS as a JSON object. Consumer: cert_file/key_file serve HTTPS; ca_file verifies client certificates.' },
-  { name: 'request_timeout_ms', type: 'integer', default: 30000, min: 1, roles: BOTH, planned: P, description: 'Consumer: how long a request waits for its reply (504 after). Publisher: timeout of each request.' },
-  { name: 'compression_enabled', type: 'boolean', default: false, roles: BOTH, planned: P, description: 'Publisher: compress request bodies (gzip unless compression says otherwise). Consumer: compress responses per Accept-Encoding.' },
-  { name: 'compression', type: 'enum', values: ['none', 'gzip', 'lz4', 'zstd'], defaultText: 'none', roles: PUBLISHER, planned: P, description: 'Codec of request bodies; overrides compression_enabled. lz4 uses the LZ4 frame format.' },
-  { name: 'compression_threshold_bytes', type: 'integer', default: 1024, min: 0, roles: BOTH, planned: P, description: 'Bodies smaller than this are sent uncompressed.' },
-  { name: 'batch_concurrency', type: 'integer', default: 20, min: 1, roles: PUBLISHER, planned: P, description: 'Requests in flight at once.' },
-  { name: 'pool_idle_timeout_ms', type: 'integer', default: 90000, min: 1, roles: PUBLISHER, planned: P, description: 'Idle connections close after this (ms).' },
-  { name: 'tcp_keepalive_ms', type: 'integer', default: 60000, min: 1, roles: PUBLISHER, planned: P, description: 'TCP keepalive of pooled connections (ms).' },
-  { name: 'shared', type: 'boolean', default: true, roles: PUBLISHER, planned: P, description: 'Share one HTTP client per target origin; false forces a dedicated one.' },
-  { name: 'stream_response_to', type: 'string', roles: PUBLISHER, planned: P, description: 'Endpoint URL that receives the items of SSE/NDJSON responses as correlated messages.' },
-  { name: 'concurrency_limit', type: 'integer', default: 100, min: 1, roles: CONSUMER, planned: P, description: 'Requests handled at once.' },
-  { name: 'fire_and_forget', type: 'boolean', default: false, roles: CONSUMER, planned: P, description: 'Answer 202 at once without waiting for the sink.' },
-  { name: 'inline_response_fast_path', type: 'boolean', default: true, roles: CONSUMER, planned: P, description: 'Let request-reply routes answer inline, bypassing the batching pipeline.' },
-  { name: 'internal_buffer_size', type: 'integer', default: 100, min: 1, roles: CONSUMER, planned: P, description: 'Messages queued for the sink; 503 with Retry-After when full.' },
-  { name: 'message_id_header', type: 'string', default: 'message-id', roles: CONSUMER, planned: P, description: 'Request header holding the message id (UUID, hex or decimal).' },
-  { name: 'receive_streamable', type: 'boolean', default: false, roles: CONSUMER, planned: P, description: 'Read bodies as streams: one message per NDJSON line, SSE event or chunk.' },
-  { name: 'server_protocol', type: 'enum', values: ['auto', 'http1_only', 'http2_only'], default: 'auto', roles: CONSUMER, planned: P, description: 'HTTP versions accepted; http2_only on cleartext means h2c prior knowledge.' },
-  { name: 'workers', type: 'integer', default: 0, min: 0, roles: CONSUMER, planned: P, description: '0: one process; N: N worker processes sharing the port.' },
-  { name: 'max_body_bytes', type: 'integer', default: 16 * 1024 * 1024, min: 1, roles: CONSUMER, planned: P, description: 'Largest accepted request body (413 above).' },
+  { name: 'method', type: 'string', roles: BOTH, defaultText: 'publisher: POST', description: 'Publisher: the request method. Consumer: accept only this method (405 otherwise).' },
+  { name: 'path', type: 'string', roles: CONSUMER, description: 'Accept only requests whose path matches exactly (404 otherwise).' },
+  { name: 'basic_auth', type: 'array', roles: BOTH, secret: true, description: 'Credentials as a JSON array ["user","password"]. Never printed.' },
+  { name: 'custom_headers', type: 'object', roles: BOTH, secret: true, description: 'Headers added to outgoing requests/responses, as a JSON object. Values never printed.' },
+  { name: 'tls', type: 'object', roles: BOTH, fields: TLS_FIELDS, description: 'TLS as a JSON object. Consumer: cert_file/key_file serve HTTPS; ca_file verifies client certificates.' },
+  { name: 'request_timeout_ms', type: 'integer', default: 30000, min: 1, roles: BOTH, description: 'Consumer: how long a request waits for its reply (504 after). Publisher: timeout of each request.' },
+  { name: 'compression_enabled', type: 'boolean', default: false, roles: BOTH, description: 'Publisher: compress request bodies (gzip unless compression says otherwise). Consumer: compress responses per Accept-Encoding.' },
+  { name: 'compression', type: 'enum', values: ['none', 'gzip', 'lz4', 'zstd'], defaultText: 'none', roles: PUBLISHER, description: 'Codec of request bodies; overrides compression_enabled. lz4 uses the LZ4 frame format.' },
+  { name: 'compression_threshold_bytes', type: 'integer', default: 1024, min: 0, roles: BOTH, description: 'Bodies smaller than this are sent uncompressed.' },
+  { name: 'batch_concurrency', type: 'integer', default: 20, min: 1, roles: PUBLISHER, description: 'Requests in flight at once.' },
+  { name: 'pool_idle_timeout_ms', type: 'integer', default: 90000, min: 1, roles: PUBLISHER, description: 'Idle connections close after this (ms).' },
+  { name: 'tcp_keepalive_ms', type: 'integer', default: 60000, min: 1, roles: PUBLISHER, description: 'TCP keepalive of pooled connections (ms).' },
+  { name: 'shared', type: 'boolean', default: true, roles: PUBLISHER, description: 'Share one HTTP client per target origin; false forces a dedicated one.' },
+  { name: 'stream_response_to', type: 'string', roles: PUBLISHER, description: 'Endpoint URL that receives the items of SSE/NDJSON responses as correlated messages.' },
+  { name: 'concurrency_limit', type: 'integer', default: 100, min: 1, roles: CONSUMER, description: 'Requests handled at once.' },
+  { name: 'fire_and_forget', type: 'boolean', default: false, roles: CONSUMER, description: 'Answer 202 at once without waiting for the sink.' },
+  { name: 'inline_response_fast_path', type: 'boolean', default: true, roles: CONSUMER, description: 'Let request-reply routes answer inline, bypassing the batching pipeline.' },
+  { name: 'internal_buffer_size', type: 'integer', default: 100, min: 1, roles: CONSUMER, description: 'Messages queued for the sink; 503 with Retry-After when full.' },
+  { name: 'message_id_header', type: 'string', default: 'message-id', roles: CONSUMER, description: 'Request header holding the message id (UUID, hex or decimal).' },
+  { name: 'receive_streamable', type: 'boolean', default: false, roles: CONSUMER, description: 'Read bodies as streams: one message per NDJSON line, SSE event or chunk.' },
+  { name: 'server_protocol', type: 'enum', values: ['auto', 'http1_only', 'http2_only'], default: 'auto', roles: CONSUMER, description: 'HTTP versions accepted; http2_only on cleartext means h2c prior knowledge.' },
+  { name: 'workers', type: 'integer', default: 0, min: 0, roles: CONSUMER, description: '0: one process; N: N worker processes sharing the port.' },
+  { name: 'max_body_bytes', type: 'integer', default: 16 * 1024 * 1024, min: 1, roles: CONSUMER, description: 'Largest accepted request body (413 above).' },
 ];
 
 export const HTTP_SPEC: ConnectorSpec = {

@@ -100,6 +100,10 @@ export class SqlSink implements Sink {
     }
   }
 
+  get answers(): boolean {
+    return this.writer instanceof LookupWriter;
+  }
+
   get concurrency(): number {
     return this.writer?.concurrency ?? 1;
   }
