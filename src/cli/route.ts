@@ -33,7 +33,7 @@ export function resolveRoute(a: RouteArgs): { src: Endpoint; dst: Endpoint; repl
   if (src.stdio && dst.stdio && a.command !== 'copy') throw configError('tail from - to - has nothing to follow');
   const out: { src: Endpoint; dst: Endpoint; reply?: Endpoint; dead?: Endpoint } = { src, dst };
   if (a.reply !== undefined) out.reply = resolveEndpoint(a.reply, 'publisher', specForScheme);
-  else if (dst.given.has('lookup_query')) throw configError('lookup_query answers each message: give a third endpoint for the answers, e.g. - for stdout');
+  else if (dst.given.has('lookup_query') && a.command !== 'serve') throw configError('lookup_query answers each message: give a third endpoint for the answers, e.g. - for stdout');
   if (a.deadLetter !== undefined) {
     const probe = resolveEndpoint(a.deadLetter, 'publisher', specForScheme);
     // A dead-letter file keeps ids and the error text unless told otherwise.

@@ -103,7 +103,7 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
   // sink may overlap; they are still acknowledged in batch order.
   const strict = source.durablePosition;
   const concurrency = strict ? 1 : Math.max(1, o.sink.concurrency ?? 1);
-  type Flight = { batch: SourceBatch; done: Promise<{ dead: number; replies: Reply[] | void } | { error: unknown }> };
+  type Flight = { batch: SourceBatch; done: Promise<{ dead: number; replies: Reply[] | void } | { error: unknown }>; finished: boolean };
   const flights: Flight[] = [];
 
   const settle = async (f: Flight): Promise<boolean> => {
@@ -142,7 +142,15 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
 
   try {
     for (;;) {
-      while (queue.length === 0 && !readerDone) await new Promise<void>((r) => (wake = r));
+      // Finished writes are acknowledged as soon as they finish, in order, even while no batch waits.
+      while (flights.length && flights[0]!.finished) {
+        const f = flights.shift()!;
+        if (!(await settle(f))) queue.unshift(f.batch);
+      }
+      if (queue.length === 0 && !readerDone) {
+        await Promise.race([new Promise<void>((r) => (wake = r)), ...(flights.length ? [flights[0]!.done] : [])]);
+        continue;
+      }
       if (stopped() || ackError !== undefined || writerError !== undefined) break;
       const batch = queue.shift();
       if (!batch) break;
@@ -159,7 +167,9 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
         },
         (error: unknown) => ({ error }),
       );
-      flights.push({ batch, done });
+      const flight: Flight = { batch, done, finished: false };
+      void done.then(() => (flight.finished = true));
+      flights.push(flight);
       stats.inFlight = queue.length + flights.length;
       while (flights.length >= concurrency) {
         const f = flights.shift()!;

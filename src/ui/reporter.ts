@@ -106,6 +106,7 @@ export class JsonReporter implements Reporter {
       state: s.state,
       rows: s.rowsWritten,
       rows_read: s.rowsRead,
+      batches: s.batches,
       bytes: s.bytesWritten,
       elapsed_ms: elapsedMs(s),
       rows_per_s: Math.round(rate(s)),

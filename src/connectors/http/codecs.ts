@@ -31,7 +31,15 @@ export async function decompress(encoding: string, body: Buffer, maxBytes: numbe
   const e = encoding.trim().toLowerCase();
   let out: Buffer;
   if (e === '' || e === 'identity') return body;
-  if (e === 'gzip' || e === 'x-gzip') out = await gunzipAsync(body, { maxOutputLength: maxBytes + 1 });
+  if (e === 'gzip' || e === 'x-gzip') {
+    try {
+      out = await gunzipAsync(body, { maxOutputLength: maxBytes + 1 });
+    } catch (err) {
+      // A decompression bomb stops at the limit: that is a body too large, not a broken one.
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new BodyTooLarge();
+      throw err;
+    }
+  }
   else if (e === 'zstd') out = (await zstd()).decompress(body);
   else if (e === 'lz4') out = await (await lz4()).decompressFrame(body);
   else throw new Error(`unsupported Content-Encoding ${encoding}`);
