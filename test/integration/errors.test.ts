@@ -40,7 +40,6 @@ describe('invalid combinations are config errors (exit 2) naming the fields (dec
     ['tls on SQLite', ['copy', `sqlite://${dir}/errors.db?table=t_err&tls={"required":true}`, '-'], /tls is not supported on sqlite/],
     ['a source field on the sink', ['copy', 'file:///dev/null', pg('cursor_column=id')], /cursor_column is a source \(consumer\) field; it cannot be set on the sink/],
     ['a sink field on the source', ['copy', pg('auto_create_table=true'), '-'], /auto_create_table is a sink \(publisher\) field/],
-    ['a field not implemented yet', ['copy', '-', 'http://127.0.0.1:9/in?batch_concurrency=4'], /batch_concurrency is not implemented yet/],
     ['key without columns', ['copy', '-', pg('key=id')], /key needs columns=auto/],
     ['extra_column without columns', ['copy', '-', pg('extra_column=x')], /extra_column needs columns=auto/],
     ['columns with insert_query', ['copy', '-', pg('columns=auto&insert_query=INSERT INTO t_err (id) VALUES (?)')], /columns=auto and insert_query cannot be combined/],

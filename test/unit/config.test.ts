@@ -59,7 +59,8 @@ describe('endpoint URLs', () => {
   it('rejects a field given twice, a wrong role, a planned field, a bad value', () => {
     expect(configErrorOf(() => resolve('postgres://db/app?table=t&table=u'))).toMatch(/table is given twice/);
     expect(configErrorOf(() => resolve('postgres://db/app?table=t&auto_create_table=true'))).toMatch(/auto_create_table is a sink \(publisher\) field/);
-    expect(configErrorOf(() => resolve('https://api.example.com/events?compression=zstd', 'publisher'))).toMatch(/compression is not implemented yet/);
+    const planned = { name: 'x', description: '', schemes: { x: 'x' }, fields: [{ name: 'later', type: 'string' as const, roles: ['consumer' as const], description: '', planned: 'a later version' }] };
+    expect(configErrorOf(() => resolveEndpoint('x://h/p?later=1', 'consumer', () => planned))).toMatch(/later is not implemented yet in this version of bridge \(a later version\)/);
     expect(configErrorOf(() => resolve('postgres://db/app?table=t&max_connections=0'))).toMatch(/max_connections must be at least 1/);
     expect(configErrorOf(() => resolve('postgres://db/app?table=t&shared=maybe'))).toMatch(/shared must be true or false/);
   });

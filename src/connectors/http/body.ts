@@ -1,16 +1,26 @@
 import type { Readable } from 'node:stream';
 import { BodyTooLarge } from './codecs.js';
 
-/** Reads a request body up to `maxBytes` (BodyTooLarge beyond). */
-export async function readBody(req: Readable, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw new BodyTooLarge();
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+/** Reads a request body up to `maxBytes` (BodyTooLarge beyond). Events, not an async iterator: it is per request. */
+export function readBody(req: Readable, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        req.off('data', onData);
+        req.resume();
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once('error', reject);
+    req.once('aborted', () => reject(new Error('the client aborted the request')));
+  });
 }
 
 export type StreamFormat = 'ndjson' | 'sse' | 'chunks';

@@ -3,6 +3,7 @@ import type { Message } from '../../core/message.js';
 import type { PlanItem } from '../../core/route.js';
 import { ColumnsWriter, type Group } from '../sql/write-columns.js';
 import { copyIn, copyValue } from './copy-text.js';
+import { COPY_FROM } from './default-copy.js';
 import type { PgConnection } from './driver.js';
 
 function encode(g: Group): string {
@@ -27,6 +28,8 @@ export class PgColumnsWriter extends ColumnsWriter {
   }
 
   override async write(messages: Message[]): Promise<void> {
+    // COPY costs extra round trips: small batches (a busy listener's) go faster as INSERTs.
+    if (messages.length < COPY_FROM) return super.write(messages);
     const groups = this.groups(messages);
     if (groups.length === 0) return;
     const d = this.db.dialect;
