@@ -100,6 +100,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     } else {
       hub.estimatedRows = (await source.estimateRows?.().catch(() => null)) ?? null;
       hub.setState('running');
+      source.start?.();
       const result = await runRoute({
         source,
         sink,

@@ -77,6 +77,8 @@ export interface Source {
    * calls this (stop taking new work) and keeps writing until next() returns null.
    */
   stopAccepting?(): void;
+  /** Called once the whole route is ready (sink open): a listener starts answering only then. */
+  start?(): void;
   /** Lets a request-reply source answer straight from the sink (inline_response_fast_path). */
   attachInline?(write: (messages: Message[]) => Promise<Reply[] | void>): void;
   /** Requests and answers by status (HTTP listener), for the progress view. */

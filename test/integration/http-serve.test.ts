@@ -265,3 +265,34 @@ describe('bodies: compressed requests, streamed requests, batching', () => {
     expect(await pg.rows('SELECT count(*)::int AS n FROM t_http')).toEqual([{ n: 300 }]);
   });
 });
+
+describe('workers and the inline fast path', () => {
+  it('workers=2: two processes share the port; every request is answered and written; SIGTERM stops all', async () => {
+    await pg.exec('TRUNCATE t_http');
+    const s = await serve(insertSink, 'workers=2');
+    const { execFileSync } = await import('node:child_process');
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(s.proc.pid)], { encoding: 'utf8' }).trim().split('\n');
+    expect(children).toHaveLength(2);
+    const rs = await Promise.all(Array.from({ length: 100 }, (_, i) => post(s.url, JSON.stringify({ id: 5000 + i, name: 'w' }))));
+    expect(rs.every((r) => r.statusCode === 204)).toBe(true);
+    expect((await s.stop()).exitCode).toBe(0);
+    expect(await pg.rows('SELECT count(*)::int AS n FROM t_http')).toEqual([{ n: 100 }]);
+  });
+
+  it('inline_response_fast_path answers lookups straight from the sink; false sends them through the batching pipeline; both answer the same', async () => {
+    for (const fast of ['true', 'false']) {
+      const s = await serve(lookupSink, `inline_response_fast_path=${fast}`);
+      const rs = await Promise.all([1, 2, 3].map((id) => post(s.url, JSON.stringify({ id }))));
+      expect(rs.map((r) => r.statusCode)).toEqual([200, 200, 404]);
+      expect(await rs[1]!.body.text()).toBe('{"id":2,"name":"bob"}');
+      const { stderr } = await s.stop();
+      const summary = stderr
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { type: string; batches?: number })
+        .find((o) => o.type === 'summary')!;
+      // The fast path bypasses the pipeline: it counts no batches.
+      expect(summary.batches === 0).toBe(fast === 'true');
+    }
+  });
+});

@@ -64,6 +64,9 @@ export class HttpSource implements Source {
   readonly statuses: Record<string, number> = {};
   requests = 0;
   address = '';
+  private ready!: Promise<void>;
+  private markReady!: () => void;
+  private ctx!: SourceContext;
 
   constructor(private readonly ep: Endpoint) {
     this.f = ep.fields as unknown as Fields;
@@ -77,6 +80,8 @@ export class HttpSource implements Source {
   }
 
   async open(ctx: SourceContext): Promise<void> {
+    this.ctx = ctx;
+    this.ready = new Promise<void>((r) => (this.markReady = r));
     const u = this.ep.url!;
     if (!u.port) throw configError('the listen address needs a port: <host>:<port>, e.g. 0.0.0.0:8080');
     this.listener = createListener((req, res) => void this.handle(req, res), this.f.server_protocol, this.f.tls);
@@ -88,8 +93,13 @@ export class HttpSource implements Source {
     });
     const a = this.listener.server.address() as AddressInfo;
     this.address = `${a.address}:${a.port}`;
-    if (!ctx.dryRun) (ctx.info ?? ctx.warn)(`listening on ${this.f.tls?.cert_file ? 'https' : 'http'}://${this.address}${this.f.path ?? '/'}`);
     if (ctx.dryRun) await this.listener.close();
+  }
+
+  /** Requests that arrived while the sink was still opening were held; from now on they are served. */
+  start(): void {
+    this.markReady();
+    (this.ctx.info ?? this.ctx.warn)(`listening on ${this.f.tls?.cert_file ? 'https' : 'http'}://${this.address}${this.f.path ?? '/'}`);
   }
 
   attachInline(write: (messages: Message[]) => Promise<Reply[] | void>): void {
@@ -121,6 +131,7 @@ export class HttpSource implements Source {
   }
 
   private async handle(req: Req, res: Res): Promise<void> {
+    await this.ready;
     this.requests++;
     const pathname = pathOf(req);
     if (this.f.path !== undefined && pathname !== this.f.path) return this.error(req, res, 404, `no route for ${pathname}`);

@@ -73,7 +73,7 @@ export class CdcSource implements Source {
     if (!ctx.dryRun) await this.ensureSlot(q);
     this.drainTarget = parseLsn(String((await q('SELECT pg_current_wal_lsn()::text'))[0]![0]));
     if (ctx.dryRun) return;
-    await this.start();
+    await this.streamFromSlot();
     this.lagTimer = setInterval(() => void this.updateLag(), 2000);
     this.lagTimer.unref();
   }
@@ -112,7 +112,7 @@ export class CdcSource implements Source {
   }
 
   /** Opens the replication connection and starts streaming from the slot's confirmed position. */
-  private async start(): Promise<void> {
+  private async streamFromSlot(): Promise<void> {
     this.relations.clear();
     this.shapes.clear();
     this.ready = [];
@@ -335,7 +335,7 @@ export class CdcSource implements Source {
     await this.client?.end().catch(() => {});
     this.client = undefined;
     // Changes not yet confirmed come again from the slot.
-    this.start().catch((e) => this.fail(e));
+    this.streamFromSlot().catch((e) => this.fail(e));
   }
 
   private take(max: number): SourceBatch {
