@@ -53,13 +53,32 @@ export class S3CheckpointStore implements CheckpointStore {
     }
   }
 
+  /**
+   * Positions alternate between `<key>` and `<key>~b`, and the newer readable one wins: some
+   * S3-compatible servers do not make a PUT atomic, and a writer killed mid-request would
+   * otherwise leave the only copy torn. Then at most one position is lost (a re-delivery).
+   */
   async load(key: string): Promise<string | undefined> {
-    return (await this.get(key))?.text;
+    const [a, b] = await Promise.all([this.get(key), this.get(`${key}~b`)]);
+    const stamp = (t: string | undefined): number => {
+      try {
+        return t === undefined ? -1 : Number((JSON.parse(t) as { updated_at_ms?: number }).updated_at_ms ?? 0);
+      } catch {
+        return -2;
+      }
+    };
+    const [sa, sb] = [stamp(a?.text), stamp(b?.text)];
+    if (sa === -2 && sb < 0) return a?.text;
+    return sb > sa ? b?.text : a?.text;
   }
 
+  private flip = new Map<string, boolean>();
+
   async put(key: string, text: string): Promise<void> {
+    const second = this.flip.get(key) ?? false;
+    this.flip.set(key, !second);
     try {
-      await this.client.send(new this.sdk.PutObjectCommand({ Bucket: this.bucket, Key: objectKey(this.prefix, key), Body: text, ContentType: 'application/json' }));
+      await this.client.send(new this.sdk.PutObjectCommand({ Bucket: this.bucket, Key: objectKey(this.prefix, second ? `${key}~b` : key), Body: text, ContentType: 'application/json' }));
     } catch (e) {
       throw transientError(`s3: ${(e as Error).message}`, e);
     }

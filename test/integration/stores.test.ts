@@ -49,9 +49,14 @@ const readers: Record<string, (cursorId: string) => Promise<string>> = {
   postgres: async (id) => String((await pg.rows(`SELECT last_value FROM ext_cursors WHERE cursor_id = '${id}'`))[0]!.last_value),
   mariadb: async (id) => String((await my.rows(`SELECT last_value FROM bridge_cursors_t_store WHERE cursor_id = '${id}'`))[0]!.last_value),
   s3: async (id) => {
+    // Positions alternate between two objects (a torn PUT loses one); the newer is the position.
     const c = new S3Client({ endpoint: s3.env.AWS_ENDPOINT_URL_S3, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
-    const r = await c.send(new GetObjectCommand({ Bucket: 'bridge-state', Key: `prod/cursors/${id}.json` }));
-    return r.Body!.transformToString();
+    const texts = await Promise.all(
+      [`prod/cursors/${id}.json`, `prod/cursors/${encodeURIComponent(`${id}~b`)}.json`].map((Key) =>
+        c.send(new GetObjectCommand({ Bucket: 'bridge-state', Key })).then((r) => r.Body!.transformToString(), () => '{}'),
+      ),
+    );
+    return texts.map((t) => JSON.parse(t) as { updated_at_ms?: number }).sort((x, y) => (y.updated_at_ms ?? 0) - (x.updated_at_ms ?? 0)).map((x) => JSON.stringify(x))[0]!;
   },
   az: async (id) => (await BlobServiceClient.fromConnectionString(az.env.AZURE_STORAGE_CONNECTION_STRING!).getContainerClient('state').getBlockBlobClient(`prod/${id}.json`).downloadToBuffer()).toString(),
   abfs: async (id) => (await BlobServiceClient.fromConnectionString(az.env.AZURE_STORAGE_CONNECTION_STRING!).getContainerClient('lake').getBlockBlobClient(`bridge/${id}.json`).downloadToBuffer()).toString(),
@@ -90,8 +95,12 @@ describe('checkpoint stores under SIGKILL', () => {
       first.kill('SIGKILL');
       await first;
       const second = spawnBridge(args, { env: env() });
+      let err = '';
+      second.stderr!.on('data', (d: Buffer) => (err += d.toString()));
       await producer;
-      await waitFor(async () => new Set(ids(out)).size >= N, 60_000);
+      await waitFor(async () => new Set(ids(out)).size >= N || (second.exitCode !== null ? Promise.reject(new Error(`the restarted tail exited ${second.exitCode}: ${err}`)) : false), 50_000).catch((e: Error) => {
+        throw new Error(`${e.message}; seen ${new Set(ids(out)).size} of ${N}; stderr: ${err}`);
+      });
       second.kill('SIGTERM');
       const r = await second;
       expect({ code: r.exitCode, err: String(r.stderr) }).toEqual({ code: 0, err: '' });
