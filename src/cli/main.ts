@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { redact } from '../config/redact.js';
 import { EXIT } from '../core/errors.js';
 import { JsonReporter, PlainReporter, type ProgressMode, type Reporter } from '../ui/reporter.js';
+import { completionCommand } from './completion.js';
 import { connectorsCommand } from './connectors.js';
 import { fieldFlags } from './flags.js';
 import { runCommand, type RouteArgs } from './route.js';
@@ -36,11 +37,14 @@ interface CommonOpts {
   [flag: string]: unknown;
 }
 
-function makeReporter(o: CommonOpts): Reporter {
+/** decisions §10: auto = the live view on a terminal, plain lines otherwise; -q only errors. */
+async function makeReporter(o: CommonOpts): Promise<Reporter> {
   const quiet = o.quiet === true;
-  if (o.progress === 'json') return new JsonReporter({ quiet, intervalMs: o.progressInterval });
-  // The live terminal views come with the UI work; until then terminals get the plain lines too.
-  return new PlainReporter({ quiet, progress: o.progress !== 'none', intervalMs: o.progressInterval });
+  const mode = o.progress === 'auto' ? (process.stderr.isTTY ? 'tty' : 'plain') : o.progress;
+  if (mode === 'json') return new JsonReporter({ quiet, intervalMs: o.progressInterval });
+  if (mode === 'tty' && !quiet) return new (await import('../ui/ink/ink-reporter.js')).InkReporter(quiet);
+  if (mode === 'bar') return new (await import('../ui/bar-reporter.js')).BarReporter(quiet);
+  return new PlainReporter({ quiet, progress: mode !== 'none', intervalMs: o.progressInterval });
 }
 
 /** Collects field flags (`--cursor-column id`) into the override lists of their side. */
@@ -98,7 +102,7 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
     ...(reply !== undefined ? { reply } : {}),
     ...(typeof o.deadLetter === 'string' ? { deadLetter: o.deadLetter } : {}),
   };
-  const reporter = makeReporter(o);
+  const reporter = await makeReporter(o);
   if (stop.signal.aborted) reporter.info(`${lastSignal}: stopping`);
   onStop = (sig) => reporter.info(`${sig}: stopping after the batch in flight (again to quit at once)`);
   const code = await runCommand(args, reporter, stop.signal);
@@ -186,6 +190,7 @@ export async function main(argv: string[]): Promise<void> {
     await run('serve', url, dst, reply, o);
   });
   connectorsCommand(program);
+  completionCommand(program);
 
   try {
     await program.parseAsync(argv);

@@ -70,7 +70,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     const { src, dst, reply, dead } = resolveRoute(a);
     hub.source = src.display;
     hub.sink = dst.display;
-    for (const w of [...src.warnings, ...dst.warnings]) reporter.warn(w);
+    for (const w of [...src.warnings, ...dst.warnings]) hub.warn(w);
     source = await createSource(src);
     sink = await createSink(dst);
     const warn = (t: string): void => hub.warn(t);
@@ -86,6 +86,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
       deadSink = await createSink(dead);
       await deadSink.open(sinkCtx);
     }
+    hub.mode = (await source.plan?.().catch(() => []))?.find((i) => i.label === 'mode')?.value ?? a.command;
     hub.sourcePool = () => source?.poolStats?.();
     hub.sinkPool = () => sink?.poolStats?.();
     hub.slotLag = () => source?.slotLagBytes?.();

@@ -1,0 +1,75 @@
+import { Box, Static, Text } from 'ink';
+import type { PoolStats } from '../../core/route.js';
+import type { StatsHub } from '../../stats/hub.js';
+import { bytes, duration, elapsedMs, num, rate } from '../format.js';
+import { useStats, useWarnings } from './use-stats.js';
+
+const color = (c: string): string | undefined => (process.env.NO_COLOR ? undefined : c);
+
+function Bar({ ratio, width = 30 }: { ratio: number; width?: number }) {
+  const full = Math.round(Math.max(0, Math.min(1, ratio)) * width);
+  return (
+    <Text>
+      <Text color={color('green')}>{'█'.repeat(full)}</Text>
+      <Text dimColor>{'░'.repeat(width - full)}</Text>
+    </Text>
+  );
+}
+
+function Pool({ label, p }: { label: string; p: PoolStats | undefined }) {
+  if (!p) return null;
+  return (
+    <Text>
+      {label} pool <Text bold>{p.inUse}</Text> in use / {p.idle} idle / {p.waiting > 0 ? <Text color={color('yellow')}>{p.waiting} waiting</Text> : '0 waiting'} of {p.max}
+    </Text>
+  );
+}
+
+/** The live view: renders what the stats hub says; it starts and stops nothing. */
+export function LiveView({ hub }: { hub: StatsHub }) {
+  const { snap: s, rateNow, requestsNow } = useStats(hub);
+  const warnings = useWarnings(hub);
+  const est = s.estimatedRows;
+  const ratio = est ? s.rowsWritten / est : undefined;
+  const avg = rate(s);
+  const etaMs = est && avg > 0 && s.rowsWritten < est ? ((est - s.rowsWritten) / avg) * 1000 : undefined;
+  return (
+    <>
+      <Static items={warnings.map((w, i) => ({ w, i }))}>{({ w, i }) => <Text key={i} color={w.startsWith('warning') ? color('yellow') : undefined}>{`bridge: ${w}`}</Text>}</Static>
+      <Box flexDirection="column" borderStyle="round" borderColor={color('cyan')} paddingX={1}>
+        <Text>
+          <Text bold>bridge {s.command}</Text> <Text dimColor>{s.mode}</Text> <Text color={s.state === 'running' ? color('green') : color('yellow')}>[{s.state}]</Text>
+        </Text>
+        <Text dimColor>from {s.source}</Text>
+        <Text dimColor>to   {s.sink}</Text>
+        <Text>
+          <Text bold>{num(s.rowsWritten)}</Text> rows · {bytes(s.bytesWritten)} · <Text bold>{num(rateNow)}</Text> rows/s now · {num(avg)} avg · {duration(elapsedMs(s))}
+        </Text>
+        {ratio !== undefined && (
+          <Text>
+            <Bar ratio={ratio} /> {(Math.min(1, ratio) * 100).toFixed(1)}% of ~{num(est!)}
+            {etaMs !== undefined ? ` · ETA ${duration(etaMs)}` : ''}
+          </Text>
+        )}
+        {s.position !== undefined && <Text>position {s.position}</Text>}
+        {s.slotLagBytes !== undefined && <Text>slot lag {bytes(s.slotLagBytes)}</Text>}
+        {s.checkpoint !== undefined && <Text dimColor>checkpoint {s.checkpoint}</Text>}
+        {s.requests && (
+          <Text>
+            {num(s.requests.requests)} requests · {num(requestsNow)}/s ·{' '}
+            {Object.entries(s.requests.statuses)
+              .map(([k, v]) => `${k}: ${num(v)}`)
+              .join('  ') || 'none answered yet'}
+          </Text>
+        )}
+        <Pool label="source" p={s.sourcePool} />
+        <Pool label="sink" p={s.sinkPool} />
+        <Text>
+          in flight {s.inFlight} · retries {s.retries > 0 ? <Text color={color('yellow')}>{s.retries}</Text> : 0} · dead-lettered {s.deadLettered > 0 ? <Text color={color('red')}>{s.deadLettered}</Text> : 0}
+          {s.dropped > 0 ? ` · fields dropped ${num(s.dropped)}` : ''}
+        </Text>
+        {s.lastError !== undefined && s.state === 'retrying' && <Text color={color('yellow')}>last error: {s.lastError}</Text>}
+      </Box>
+    </>
+  );
+}
