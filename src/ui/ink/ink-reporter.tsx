@@ -41,6 +41,7 @@ export class InkReporter implements Reporter {
   }
 
   finish(s: StatsSnapshot, summary: Summary): void {
+    if (this.app && this.hub) this.app.rerender(<LiveView hub={this.hub} final={s} />);
     this.app?.unmount();
     this.app = undefined;
     this.plain.finish(s, summary);

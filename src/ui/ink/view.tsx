@@ -1,6 +1,6 @@
 import { Box, Static, Text } from 'ink';
 import type { PoolStats } from '../../core/route.js';
-import type { StatsHub } from '../../stats/hub.js';
+import type { StatsHub, StatsSnapshot } from '../../stats/hub.js';
 import { bytes, duration, elapsedMs, num, rate } from '../format.js';
 import { useStats, useWarnings } from './use-stats.js';
 
@@ -26,8 +26,11 @@ function Pool({ label, p }: { label: string; p: PoolStats | undefined }) {
 }
 
 /** The live view: renders what the stats hub says; it starts and stops nothing. */
-export function LiveView({ hub }: { hub: StatsHub }) {
-  const { snap: s, rateNow, requestsNow } = useStats(hub);
+export function LiveView({ hub, final }: { hub: StatsHub; final?: StatsSnapshot }) {
+  const live = useStats(hub);
+  // The last frame shows the final figures (state done/failed), not the last sample.
+  const s = final ?? live.snap;
+  const { rateNow, requestsNow } = live;
   const warnings = useWarnings(hub);
   const est = s.estimatedRows;
   const ratio = est ? s.rowsWritten / est : undefined;

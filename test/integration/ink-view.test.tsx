@@ -1,0 +1,52 @@
+import path from 'node:path';
+import { render } from 'ink-testing-library';
+import { describe, expect, it } from 'vitest';
+import { resolveEndpoint } from '../../src/config/endpoint.js';
+import { createSink, createSource, specForScheme } from '../../src/connectors/registry.js';
+import { runRoute } from '../../src/pipeline/run.js';
+import { StatsHub } from '../../src/stats/hub.js';
+import { LiveView } from '../../src/ui/ink/view.js';
+import { tempDir } from '../helpers/bridge.js';
+import { sqlite } from '../helpers/databases.js';
+
+/** The Ink view over a stats hub driven by a real pipeline (SQLite → NDJSON file). */
+describe('the live view', () => {
+  it('shows endpoints, rows, the progress bar with percent, position, pool stats and warnings', async () => {
+    const dir = tempDir();
+    const db = sqlite(path.join(dir, 'view.db'));
+    await db.exec('CREATE TABLE ev (id INTEGER PRIMARY KEY, v TEXT)');
+    await db.exec("WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 20000) INSERT INTO ev SELECT i, 'v' || i FROM g");
+    await db.close();
+    const src = resolveEndpoint(`sqlite://${dir}/view.db?table=ev&cursor_column=id`, 'consumer', specForScheme);
+    const dst = resolveEndpoint(`file://${dir}/out.ndjson`, 'publisher', specForScheme);
+    const source = await createSource(src);
+    const sink = await createSink(dst);
+    const hub = new StatsHub();
+    hub.command = 'copy';
+    hub.source = src.display;
+    hub.sink = dst.display;
+    hub.mode = 'cursor paging on id';
+    await source.open({ mode: 'copy', batchSize: 500, warn: (t) => hub.warn(t), exitWhenDrained: false, dryRun: false });
+    await sink.open({ mode: 'copy', warn: (t) => hub.warn(t), durable: false, dryRun: false, countDropped: () => {} });
+    hub.estimatedRows = await source.estimateRows!();
+    hub.sourcePool = () => source.poolStats?.();
+    hub.setState('running');
+    const view = render(<LiveView hub={hub} />);
+    hub.warn('a warning scrolls above the view');
+    const result = await runRoute({ source, sink, mode: 'copy', batchSize: 500, readAhead: 2, maxRetries: 1, stats: hub, stop: new AbortController().signal });
+    await source.close();
+    await sink.close();
+    expect(result.rows).toBe(20000);
+    await new Promise((r) => setTimeout(r, 400));
+    const frame = view.lastFrame()!;
+    view.unmount();
+    expect(frame).toContain('bridge copy cursor paging on id [running]');
+    expect(frame).toContain(`from sqlite://${dir}/view.db?table=ev&cursor_column=id`);
+    expect(frame).toContain(`to   file://${dir}/out.ndjson`);
+    expect(frame).toMatch(/20,000 rows · [\d.]+ kB/);
+    expect(frame).toContain('100.0% of ~20,000');
+    expect(frame).toContain('position id=20000');
+    expect(frame).toMatch(/source pool \d+ in use \/ \d+ idle \/ 0 waiting of 10/);
+    expect(frame).toContain('bridge: warning: a warning scrolls above the view');
+  });
+});

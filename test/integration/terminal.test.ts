@@ -1,0 +1,40 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, tempDir, waitFor } from '../helpers/bridge.js';
+import { sqlite } from '../helpers/databases.js';
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+/** bridge copy of 200k rows inside a real terminal (tmux): what the screen shows while it runs and at the end. */
+describe.skipIf(!hasTmux)('the live view in a terminal (tmux)', () => {
+  it('draws the view while copying and leaves the summary line', async () => {
+    const dir = tempDir();
+    const db = sqlite(path.join(dir, 'tty.db'));
+    await db.exec('CREATE TABLE ev (id INTEGER PRIMARY KEY, v TEXT)');
+    await db.exec("WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 200000) INSERT INTO ev SELECT i, 'value ' || i FROM g");
+    await db.close();
+    const session = `bridge-test-${process.pid}`;
+    const cmd = `NO_COLOR=1 node ${BIN} copy 'sqlite://${dir}/tty.db?table=ev' 'file://${dir}/out.ndjson' --batch-size 200 --read-ahead 1; echo EXIT=$?; sleep 60`;
+    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '150', '-y', '30', cmd]);
+    const screen = (): string => execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' });
+    try {
+      const running = await waitFor(async () => {
+        const s = screen();
+        return /\[running\]/.test(s) && /rows\/s now/.test(s) ? s : undefined;
+      }, 30_000, 50);
+      expect(running).toContain('bridge copy snapshot, every row as a JSON object, paged by id');
+      expect(running).toMatch(/█+░*\s+[\d.]+% of ~200,000/);
+      expect(running).toMatch(/source pool \d+ in use/);
+      const done = await waitFor(async () => (/EXIT=\d+/.test(screen()) ? screen() : undefined), 60_000, 100);
+      expect(done).toContain('EXIT=0');
+      expect(done).toMatch(/bridge copy: done: 200,000 rows in [\d.]+ s/);
+      // The last frame shows the final state, then the summary line.
+      expect(done).toContain('bridge copy snapshot, every row as a JSON object, paged by id [done]');
+      expect(done).toMatch(/200,000 rows · [\d.]+ MB/);
+      expect(done).not.toContain('[running]');
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', session]);
+    }
+  });
+});
