@@ -97,7 +97,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     }
     if (a.dryRun) {
       await printPlan(reporter, source, sink, src, dst, a);
-      summary = { ok: true, exitCode: 0, stopped: false };
+      summary = { ok: true, exitCode: 0, stopped: false, dryRun: true };
     } else {
       hub.estimatedRows = (await source.estimateRows?.().catch(() => null)) ?? null;
       hub.setState('running');
@@ -149,6 +149,8 @@ async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: En
   const est = await source.estimateRows?.().catch(() => null);
   if (est !== undefined && est !== null) lines.push(`  source rows to read: ~${est}`);
   for (const item of (await sink.plan?.()) ?? []) lines.push(`  sink ${item.label}: ${item.value}`);
+  const cols = source.describeColumns?.();
+  if (cols && sink.planMapping) for (const item of sink.planMapping(cols)) lines.push(`  ${item.label.startsWith('  ') ? item.label : `sink ${item.label}`}${item.label.startsWith('  ') ? ' ' : ': '}${item.value}`);
   lines.push(`  batch size ${a.batchSize}${a.limit !== undefined ? `, limit ${a.limit}` : ''}`);
   // The plan is what the user asked for, so it goes to stdout (no data is written in a dry run).
   process.stdout.write(redact(lines.join('\n')) + '\n');

@@ -77,6 +77,8 @@ export interface Source {
    * calls this (stop taking new work) and keeps writing until next() returns null.
    */
   stopAccepting?(): void;
+  /** The columns rows are read from (SQL sources), for the dry run's column mapping. */
+  describeColumns?(): { name: string; type: string; dbType: string; kind: string; nullable: boolean }[] | undefined;
   /** Called once the whole route is ready (sink open): a listener starts answering only then. */
   start?(): void;
   /** Lets a request-reply source answer straight from the sink (inline_response_fast_path). */
@@ -124,4 +126,6 @@ export interface Sink {
   close(): Promise<void>;
   plan?(): Promise<PlanItem[]>;
   poolStats?(): PoolStats | undefined;
+  /** Dry run: how the source's columns map onto the sink (columns=auto). */
+  planMapping?(columns: { name: string; type: string; dbType: string; kind: string; nullable: boolean }[]): PlanItem[];
 }

@@ -6,6 +6,7 @@ export type ProgressMode = 'auto' | 'tty' | 'plain' | 'json' | 'none' | 'bar';
 
 export interface Summary {
   ok: boolean;
+  dryRun?: boolean;
   exitCode: number;
   stopped: boolean;
   error?: { code: string; message: string; hint?: string | undefined; messageId?: string | undefined };
@@ -79,6 +80,7 @@ export class PlainReporter implements Reporter {
     }
     if (this.opts.quiet) return;
     const ms = elapsedMs(s);
+    if (summary.dryRun && summary.ok) return write(`bridge ${s.command}: dry run: connected and planned; nothing was written`);
     const verb = summary.ok ? (summary.stopped ? 'stopped' : 'done') : 'failed';
     const moved = `${num(s.rowsWritten)} rows in ${duration(ms)} (${num(rate(s))} rows/s, ${bytes(s.bytesWritten)})`;
     const extra = [s.retries ? `${s.retries} retries` : '', s.dropped ? `${num(s.dropped)} fields dropped` : '', s.deadLettered ? `${num(s.deadLettered)} dead-lettered` : '']

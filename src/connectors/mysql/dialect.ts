@@ -132,6 +132,13 @@ export class MysqlDialect extends Dialect {
     return ` ON DUPLICATE KEY UPDATE ${set.map((c) => `${this.quote(c)} = VALUES(${this.quote(c)})`).join(', ')}`;
   }
 
+  /** information_schema.TABLES.TABLE_ROWS (InnoDB's estimate). */
+  override async estimateRows(conn: SqlConnection, table: string): Promise<number> {
+    const r = await conn.query('SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?', [this.schemaOf(table) ?? null, this.baseName(table)]);
+    const n = r.rows[0]?.[0];
+    return n === null || n === undefined ? super.estimateRows(conn, table) : Number(n);
+  }
+
   createQueueTable(table: string): string[] {
     return [
       `CREATE TABLE IF NOT EXISTS ${this.table(table)} (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, payload LONGBLOB NOT NULL,

@@ -66,6 +66,13 @@ export class PostgresDialect extends Dialect {
     return col.castType ? `${placeholder}::${col.castType}` : placeholder;
   }
 
+  /** pg_class.reltuples (statistics); a table never analysed is counted. */
+  override async estimateRows(conn: SqlConnection, table: string): Promise<number> {
+    const r = await conn.query(`SELECT reltuples::bigint::text FROM pg_class WHERE oid = to_regclass($1)`, [this.table(table)]);
+    const n = Number(r.rows[0]?.[0] ?? -1);
+    return n >= 0 ? n : super.estimateRows(conn, table);
+  }
+
   createQueueTable(table: string): string[] {
     const t = this.table(table);
     const idx = this.quote(`${this.baseName(table)}_locked_until_idx`.slice(0, 63));

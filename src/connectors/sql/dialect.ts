@@ -84,6 +84,12 @@ export abstract class Dialect {
     return placeholder;
   }
 
+  /** Rows in a table, cheaply where the kind keeps statistics (exact count otherwise). */
+  async estimateRows(conn: SqlConnection, table: string): Promise<number> {
+    const r = await conn.query(`SELECT COUNT(*) FROM ${this.table(table)}`);
+    return Number(r.rows[0]?.[0] ?? 0);
+  }
+
   /** Placeholder list `(p1),(p2),...` helpers live in the sink; this is one row of n params. */
   tuple(start: number, n: number): string {
     let s = '(';

@@ -27,6 +27,7 @@ export class CursorReader implements Reader {
   private last: string | undefined;
   private saved: string | undefined;
   private lease: Lease | undefined;
+  private stored: string | undefined;
   private readonly sourceName: string;
   private readonly isInt: boolean;
 
@@ -43,6 +44,7 @@ export class CursorReader implements Reader {
       await this.lease.acquire();
     }
     const text = await this.o.store.load(this.o.cursorId);
+    this.stored = text;
     if (text === undefined) return;
     const env = readEnvelope(text, this.sourceName, `${this.o.store.description} (cursor_id ${this.o.cursorId})`);
     this.last = envelopeValue(env);
@@ -115,6 +117,7 @@ export class CursorReader implements Reader {
   }
 
   async estimate(): Promise<number | null> {
+    if (this.last === undefined) return this.o.db.dialect.estimateRows({ query: (s, p) => this.o.db.query(s, p) }, this.o.table);
     const params: unknown[] = [];
     const r = await this.o.db.query(`SELECT COUNT(*) FROM ${this.o.db.dialect.table(this.o.table)} WHERE ${this.where(params)}`, params);
     return Number(r.rows[0]?.[0] ?? 0);
@@ -125,7 +128,12 @@ export class CursorReader implements Reader {
       { label: 'mode', value: `cursor paging on ${this.o.column.name} (${this.o.column.dbType})` },
       { label: 'position', value: this.last === undefined ? 'start of table' : `${this.o.column.name} > ${this.last}` },
     ];
-    if (this.o.store) items.push({ label: 'checkpoint', value: `${this.o.cursorId} in ${this.o.store.description}` });
+    const d = this.o.db.dialect;
+    items.push({ label: 'query', value: `SELECT * FROM ${d.table(this.o.table)} WHERE ${d.quote(this.o.column.name)} > <position> ORDER BY ${d.quote(this.o.column.name)}${d.limit(1024)} (a trailing run of equal values is read again; a page of one value is completed)` });
+    if (this.o.store) {
+      items.push({ label: 'checkpoint', value: `${this.o.cursorId} in ${this.o.store.description}` });
+      items.push({ label: 'checkpoint holds', value: this.stored ?? 'nothing yet (first run)' });
+    }
     else items.push({ label: 'checkpoint', value: 'none (no cursor_id): a restart reads from the start' });
     return items;
   }

@@ -69,6 +69,10 @@ export class LeaseReader implements Reader {
   }
 
   plan(): PlanItem[] {
-    return [{ label: 'mode', value: `work queue: lease ${LEASE_SECONDS} s per batch (locked_until), delete once the sink confirmed` }];
+    const d = this.db.dialect;
+    return [
+      { label: 'mode', value: `work queue: lease ${LEASE_SECONDS} s per batch (locked_until), delete once the sink confirmed` },
+      { label: 'query', value: `UPDATE ${d.table(this.table)} SET locked_until = ${d.leaseUntil(LEASE_SECONDS)} WHERE id IN (${this.claimable()}${d.limit(1024)}${d.skipLocked}); then DELETE … WHERE id IN (…) after the sink confirmed` },
+    ];
   }
 }

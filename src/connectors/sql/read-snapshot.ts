@@ -12,6 +12,7 @@ export interface SnapshotOptions {
   rows: RowMessages;
   /** Queue tables: the message is this column, not the whole row. */
   payloadColumn?: string;
+  batchSize?: number;
 }
 
 /** Reads a table once, paged by its primary key (keyset, never OFFSET). */
@@ -60,14 +61,16 @@ export class SnapshotReader implements Reader {
   }
 
   async estimate(): Promise<number | null> {
-    const r = await this.o.db.query(`SELECT COUNT(*) FROM ${this.o.db.dialect.table(this.o.table)}`);
-    return Number(r.rows[0]?.[0] ?? 0);
+    return this.o.db.dialect.estimateRows({ query: (s, p) => this.o.db.query(s, p) }, this.o.table);
   }
 
   plan(): PlanItem[] {
     const by = this.hidden ? `${this.hidden} (no primary key)` : this.keyCols.map((c) => c.name).join(', ');
+    const d = this.o.db.dialect;
+    const order = this.hidden ?? this.keyCols.map((c) => d.quote(c.name)).join(', ');
     return [
       { label: 'mode', value: this.o.payloadColumn ? `queue table read once (payload column), paged by ${by}` : `snapshot, every row as a JSON object, paged by ${by}` },
+      { label: 'query', value: `SELECT ${this.hidden ? `${this.hidden}, ` : ''}* FROM ${d.table(this.o.table)} WHERE (${order}) > (<last key>) ORDER BY ${order}${d.limit(this.o.batchSize ?? 1024)}` },
     ];
   }
 }

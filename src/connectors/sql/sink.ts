@@ -113,6 +113,11 @@ export class SqlSink implements Sink {
     return this.writer.locate(messages);
   }
 
+  planMapping(columns: Parameters<NonNullable<Sink['planMapping']>>[0]): PlanItem[] {
+    if (!(this.writer instanceof ColumnsWriter)) return [];
+    return [{ label: 'column mapping', value: `${columns.length} source columns` }, ...this.writer.mapping(columns as never, this.ep.kind)];
+  }
+
   async plan(): Promise<PlanItem[]> {
     return [{ label: 'sink', value: `${this.ep.kind} table ${this.table}${this.created}` }, ...this.writer.plan()];
   }

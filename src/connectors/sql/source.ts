@@ -133,6 +133,11 @@ export class SqlSource implements Source {
     return [{ label: 'source', value: `${this.ep.kind} table ${this.table} (${cols})` }, ...this.reader.plan()];
   }
 
+  describeColumns() {
+    if (!this.info || isQueueShape(this.info) || this.ep.fields.select_query !== undefined) return undefined;
+    return this.info.columns.map((c) => ({ ...c, kind: this.ep.kind }));
+  }
+
   checkpoint(): string | undefined {
     return this.reader?.checkpoint?.();
   }

@@ -5,6 +5,7 @@ import type { PlanItem } from '../../core/route.js';
 import { columnValue } from './convert.js';
 import type { Database } from './database.js';
 import type { ColumnInfo, TableInfo } from './types.js';
+import { lossOf, type TypedColumn } from './lossy.js';
 import { chunkByParams, StatementWriter, type Statement } from './writer.js';
 
 export interface ColumnsOptions {
@@ -152,6 +153,17 @@ export class ColumnsWriter extends StatementWriter {
       }
     }
     return out;
+  }
+
+  /** Dry run: how each source column lands (column, cast, and what may be lost), from the source's types. */
+  mapping(source: TypedColumn[], targetKind: string): PlanItem[] {
+    return source.map((c) => {
+      const t = this.columnFor(c.name);
+      if (!t) return { label: `  ${c.name}`, value: this.extra ? `→ ${this.extra.name} (extra fields object)` : '→ dropped (no such column)' };
+      const cast = this.db.dialect.castParam('$n', t) === '$n' ? t.dbType : `::${this.db.dialect.castParam('$n', t).split('::')[1]}`;
+      const loss = lossOf(c, { ...t, kind: targetKind });
+      return { label: `  ${c.name} ${c.dbType}`, value: `→ ${t.name} ${t.dbType}${cast !== t.dbType ? ` (cast ${cast})` : ''}${loss ? `  LOSSY: ${loss}` : ''}` };
+    });
   }
 
   plan(): PlanItem[] {
