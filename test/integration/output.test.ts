@@ -1,0 +1,69 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bridge, lines, tempDir } from '../helpers/bridge.js';
+import { mysqlLike, PG_URL, postgres, sqlite, type TestDb } from '../helpers/databases.js';
+
+/** What users see on stderr in each --progress mode, and the dry-run plan. */
+const dir = tempDir();
+let pg: TestDb;
+let my: TestDb;
+let src: string;
+beforeAll(async () => {
+  pg = await postgres();
+  my = await mysqlLike('mariadb');
+  const db = sqlite(path.join(dir, 'out.db'));
+  await db.exec('CREATE TABLE ev (id INTEGER PRIMARY KEY, v TEXT)');
+  await db.exec("WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 3000) INSERT INTO ev SELECT i, 'v' || i FROM g");
+  await db.close();
+  src = `sqlite://${dir}/out.db?table=ev`;
+});
+afterAll(async () => {
+  await pg.close();
+  await my.close();
+});
+
+describe('--progress modes', () => {
+  it('plain (not a terminal): progress lines and a summary; none: only the summary; -q: nothing', async () => {
+    const plain = await bridge(['copy', src, 'file:///dev/null', '--progress-interval', '1', '--batch-size', '100']);
+    expect(plain.exitCode).toBe(0);
+    expect(plain.stderr).toMatch(/^bridge copy: [\d,]+ rows, [\d,]+ rows\/s \(avg [\d,]+\)/m);
+    expect(lines(plain.stderr).pop()).toMatch(/^bridge copy: done: 3,000 rows in [\d.]+ s \([\d,]+ rows\/s, [\d.]+ kB\); last position id=3000$/);
+    const none = await bridge(['copy', src, 'file:///dev/null', '--progress', 'none']);
+    expect(lines(none.stderr)).toHaveLength(1);
+    const quiet = await bridge(['copy', src, 'file:///dev/null', '-q']);
+    expect(quiet.stderr).toBe('');
+  });
+
+  it('json: one object per line, progress then summary, with the figures', async () => {
+    const r = await bridge(['copy', src, 'file:///dev/null', '--progress', 'json', '--progress-interval', '1', '--batch-size', '100']);
+    const objs = lines(r.stderr).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(objs.some((o) => o.type === 'progress')).toBe(true);
+    expect(objs.at(-1)).toMatchObject({ type: 'summary', ok: true, exit_code: 0, command: 'copy', rows: 3000, rows_read: 3000, retries: 0, position: 'id=3000', estimated_rows: 3000 });
+  });
+
+  it('data never goes to stderr, the view never to stdout', async () => {
+    const r = await bridge(['copy', src, '-', '--progress', 'plain', '--progress-interval', '1', '--limit', '5']);
+    expect(lines(r.stdout)).toHaveLength(5);
+    expect(r.stdout).not.toContain('bridge');
+    expect(r.stderr).not.toContain('"v":"v1"');
+  });
+});
+
+describe('--dry-run plans', () => {
+  it('flags lossy conversions of columns=auto, with each cast', async () => {
+    await pg.exec("DROP TABLE IF EXISTS t_plan; CREATE TABLE t_plan (id bigint PRIMARY KEY, amount numeric(30,10), at timestamp(6), f float8, note text); INSERT INTO t_plan VALUES (1, 1.5, now(), 1, 'x')");
+    await my.exec('DROP TABLE IF EXISTS t_plan; CREATE TABLE t_plan (id int PRIMARY KEY, amount double, at datetime, f double, note varchar(10))');
+    const r = await bridge(['copy', `${PG_URL}?table=t_plan`, my.url('t_plan', 'columns=auto&key=id'), '--dry-run']);
+    expect(r.exitCode).toBe(0);
+    const out = r.stdout;
+    expect(out).toMatch(/id bigint → id int\(11\)\s+LOSSY: bigint into a smaller integer/);
+    expect(out).toMatch(/amount numeric\(30,10\) → amount double\s+LOSSY: decimal into floating point/);
+    expect(out).toMatch(/at timestamp\(6\) without time zone → at datetime\s+LOSSY: 6 fractional digits into a column that keeps 0 \(MariaDB truncates, MySQL rounds\)/);
+    expect(out).toMatch(/f double precision → f double\s+LOSSY: NaN and ±Infinity do not exist in MySQL\/MariaDB/);
+    expect(out).toMatch(/note text → note varchar\(10\)\s+LOSSY: into varchar\(10\): longer values are rejected/);
+    expect(out).toContain('source query: SELECT * FROM "t_plan" WHERE ("id") > (<last key>) ORDER BY "id" LIMIT 1024');
+    expect(out).toContain('sink key: id: rows with an existing key are updated');
+    expect(r.stderr).toContain('dry run: connected and planned; nothing was written');
+    expect(Number((await my.rows('SELECT count(*) AS n FROM t_plan'))[0]!.n)).toBe(0);
+  });
+});
