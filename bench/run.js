@@ -108,8 +108,8 @@ const cases = [
   },
 ];
 
-if (ONLY?.length === 1 && ONLY[0] === 'lag') {
-  await import('./lag.js');
+if (ONLY?.every((x) => ['lag', 'serve', 'view'].includes(x))) {
+  for (const x of ONLY) await import(`./${x}.js`);
   process.exit(0);
 }
 ensureSource();
@@ -139,3 +139,5 @@ rmSync(path.join(out, 'psql.copy'), { force: true });
 psql(`DROP TABLE IF EXISTS ${sinkTable}; DROP TABLE IF EXISTS bench_queue;`);
 
 if (!ONLY || ONLY.includes('lag')) await import('./lag.js');
+if (!ONLY || ONLY.includes('serve')) await import('./serve.js');
+if (!ONLY || ONLY.includes('view')) await import('./view.js');

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+// React (under the Ink view) runs its development build unless told otherwise: several times slower.
+process.env.NODE_ENV ??= 'production';
+const { main } = await import('../dist/cli/main.js');
 
 await main(process.argv);

@@ -42,7 +42,7 @@ async function makeReporter(o: CommonOpts): Promise<Reporter> {
   const quiet = o.quiet === true;
   const mode = o.progress === 'auto' ? (process.stderr.isTTY ? 'tty' : 'plain') : o.progress;
   if (mode === 'json') return new JsonReporter({ quiet, intervalMs: o.progressInterval });
-  if (mode === 'tty' && !quiet) return new (await import('../ui/ink/ink-reporter.js')).InkReporter(quiet);
+  if (mode === 'tty' && !quiet) return new (await import('../ui/lazy-ink.js')).LazyInkReporter(quiet);
   if (mode === 'bar') return new (await import('../ui/bar-reporter.js')).BarReporter(quiet);
   return new PlainReporter({ quiet, progress: mode !== 'none', intervalMs: o.progressInterval });
 }
@@ -106,6 +106,7 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
   if (stop.signal.aborted) reporter.info(`${lastSignal}: stopping`);
   onStop = (sig) => reporter.info(`${sig}: stopping after the batch in flight (again to quit at once)`);
   const code = await runCommand(args, reporter, stop.signal);
+  await reporter.closing;
   process.exit(code);
 }
 

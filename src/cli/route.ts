@@ -99,7 +99,8 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
       await printPlan(reporter, source, sink, src, dst, a);
       summary = { ok: true, exitCode: 0, stopped: false, dryRun: true };
     } else {
-      hub.estimatedRows = (await source.estimateRows?.().catch(() => null)) ?? null;
+      const est = (await source.estimateRows?.().catch(() => null)) ?? null;
+      hub.estimatedRows = est !== null && a.limit !== undefined ? Math.min(est, a.limit) : est;
       hub.setState('running');
       source.start?.();
       const result = await runRoute({

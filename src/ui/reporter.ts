@@ -18,6 +18,8 @@ export interface Reporter {
   warn(text: string): void;
   info(text: string): void;
   finish(snapshot: StatsSnapshot, summary: Summary): void;
+  /** Settles once everything the reporter prints is out (a view on another thread). */
+  closing?: Promise<void> | undefined;
 }
 
 const write = (line: string): void => {

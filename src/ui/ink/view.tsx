@@ -35,7 +35,7 @@ export function LiveView({ hub, final }: { hub: StatsHub; final?: StatsSnapshot 
   const est = s.estimatedRows;
   const ratio = est ? s.rowsWritten / est : undefined;
   const avg = rate(s);
-  const etaMs = est && avg > 0 && s.rowsWritten < est ? ((est - s.rowsWritten) / avg) * 1000 : undefined;
+  const etaMs = est && avg > 0 && s.rowsWritten < est && s.state === 'running' ? ((est - s.rowsWritten) / avg) * 1000 : undefined;
   return (
     <>
       <Static items={warnings.map((w, i) => ({ w, i }))}>{({ w, i }) => <Text key={i} color={w.startsWith('warning') ? color('yellow') : undefined}>{`bridge: ${w}`}</Text>}</Static>
