@@ -27,7 +27,7 @@ export function toLine(m: Message): string {
   return text;
 }
 
-/** Writes payloads as NDJSON to stdout or a file (`copy` truncates, `tail` appends). */
+/** Writes payloads as NDJSON to stdout or a file (a fresh `copy` rewrites it; resuming runs append). */
 export class NdjsonSink implements Sink {
   private fh: FileHandle | undefined;
   private durable = false;
@@ -39,7 +39,9 @@ export class NdjsonSink implements Sink {
     this.durable = ctx.durable;
     if (this.ep.stdio || ctx.dryRun) return;
     try {
-      this.fh = await open(this.ep.file!, ctx.mode === 'copy' ? 'w' : 'a');
+      // A fresh copy rewrites the file; a run that resumes from a kept position (cursor_id, a queue,
+      // change capture) or follows must append, or a restart would wipe what earlier runs delivered.
+      this.fh = await open(this.ep.file!, ctx.mode === 'copy' && !ctx.durable ? 'w' : 'a');
       // Pipes and devices (/dev/null, FIFOs) cannot be synced; only regular files are.
       if (!(await this.fh.stat()).isFile()) this.durable = false;
     } catch (e) {

@@ -4,7 +4,7 @@ import type { ConnectorSpec } from '../../config/fields.js';
 export const NDJSON_SPEC: ConnectorSpec = {
   name: 'ndjson',
   description:
-    'Consumer: reads one message per line of a file or of stdin (`-`). Publisher: writes one payload per line to a file or to stdout (`-`). `copy` truncates a file sink, `tail` appends.',
+    'Consumer: reads one message per line of a file or of stdin (`-`). Publisher: writes one payload per line to a file or to stdout (`-`). A fresh `copy` rewrites a file sink; `tail` and a resuming `copy` (cursor_id, queue) append.',
   schemes: { file: 'ndjson', '-': 'ndjson' },
   fields: [
     {
