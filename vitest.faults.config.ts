@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// npm run test:faults: the reliability suite (crashes, outages, overload, fuzzing, secrets, TLS).
+export default defineConfig({
+  test: {
+    include: ['test/faults/**/*.test.ts'],
+    fileParallelism: false,
+    testTimeout: 600_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+  },
+});
