@@ -164,8 +164,12 @@ export async function main(argv: string[]): Promise<void> {
   const program = new Command('bridge')
     .description('Move data between SQL databases, NDJSON and HTTP endpoints.')
     .version(VERSION)
-    .showHelpAfterError('(add --help for usage)')
-    .configureOutput({ writeErr: (s) => process.stderr.write(redact(s)), writeOut: (s) => process.stdout.write(s) })
+    .configureOutput({
+      writeErr: (s) => process.stderr.write(redact(s)),
+      writeOut: (s) => process.stdout.write(s),
+      // Usage mistakes get the same one-line shape as every other error.
+      outputError: (s, write) => write(redact(`bridge: error: ${s.replace(/^error: /, '').trim()} (add --help for usage)\n`)),
+    })
     .exitOverride();
 
   const replyHelp = 'where the sink\'s answers go (lookup_query rows), e.g. -';
