@@ -20,6 +20,12 @@ function read(path: string | undefined, what: string): Buffer | undefined {
   }
 }
 
+/**
+ * Slow clients must not hold connections forever (slow-loris): headers within 10 s, a whole request
+ * within a minute (streamed bodies excepted), checked every second rather than Node's 30 s.
+ */
+const h1Timeouts = (streaming: boolean): http.ServerOptions => ({ headersTimeout: 10_000, requestTimeout: streaming ? 0 : 60_000, connectionsCheckingInterval: 1000 });
+
 export interface Listener {
   server: net.Server;
   close(): Promise<void>;
@@ -30,7 +36,7 @@ export interface Listener {
  * `auto` looks at the first bytes of each connection and hands it to the HTTP/2 (h2c prior
  * knowledge) or the HTTP/1.1 server. `tls.ca_file` turns on client-certificate verification.
  */
-export function createListener(handler: Handler, protocol: Protocol, tls: TlsConfig | undefined): Listener {
+export function createListener(handler: Handler, protocol: Protocol, tls: TlsConfig | undefined, streaming = false): Listener {
   const secure = tls !== undefined && (tls.cert_file !== undefined || tls.key_file !== undefined || tls.required === true);
   const sockets = new Set<net.Socket>();
   const track = (s: net.Server): void => {
@@ -50,19 +56,21 @@ export function createListener(handler: Handler, protocol: Protocol, tls: TlsCon
       ...(tls.cert_password ? { passphrase: tls.cert_password } : {}),
       ...(ca ? { ca, requestCert: true, rejectUnauthorized: true } : {}),
     };
-    if (protocol === 'http1_only') server = https.createServer(opts, handler as http.RequestListener);
+    if (protocol === 'http1_only') server = https.createServer({ ...opts, ...h1Timeouts(streaming) }, handler as http.RequestListener);
     else server = http2.createSecureServer({ ...opts, allowHTTP1: protocol === 'auto' }, handler as never);
     track(server);
   } else if (protocol === 'http1_only') {
-    server = http.createServer(handler as http.RequestListener);
+    server = http.createServer(h1Timeouts(streaming), handler as http.RequestListener);
     track(server);
   } else if (protocol === 'http2_only') {
     server = http2.createServer(handler as never);
     track(server);
   } else {
-    const h1 = http.createServer(handler as http.RequestListener);
+    const h1 = http.createServer(h1Timeouts(streaming), handler as http.RequestListener);
     const h2 = http2.createServer(handler as never);
     extra = [h1, h2];
+    // These servers get their connections from the sniffer and never listen themselves; Node starts
+    // the timer that enforces headersTimeout/requestTimeout on 'listening'.
     server = net.createServer((sock) => {
       sockets.add(sock);
       sock.on('close', () => sockets.delete(sock));
@@ -73,7 +81,13 @@ export function createListener(handler: Handler, protocol: Protocol, tls: TlsCon
         target.emit('connection', sock);
       });
     });
+    server.once('listening', () => {
+      h1.emit('listening');
+      h2.emit('listening');
+    });
   }
+  // Idle HTTP/2 sessions are closed after a minute.
+  for (const srv of [server, ...extra]) if (!('headersTimeout' in srv)) srv.on('session', (session: http2.ServerHttp2Session) => session.setTimeout(60_000, () => session.close()));
   return {
     server,
     close: () =>

@@ -84,7 +84,7 @@ export class HttpSource implements Source {
     this.ready = new Promise<void>((r) => (this.markReady = r));
     const u = this.ep.url!;
     if (!u.port) throw configError('the listen address needs a port: <host>:<port>, e.g. 0.0.0.0:8080');
-    this.listener = createListener((req, res) => void this.handle(req, res), this.f.server_protocol, this.f.tls);
+    this.listener = createListener((req, res) => void this.handle(req, res), this.f.server_protocol, this.f.tls, this.f.receive_streamable);
     await new Promise<void>((resolve, reject) => {
       this.listener!.server.once('error', (e: NodeJS.ErrnoException) =>
         reject(new BridgeError(e.code === 'EADDRINUSE' ? 'config' : 'connect', `cannot listen on ${u.host}:${u.port}: ${e.code === 'EADDRINUSE' ? 'the address is in use' : e.message}`, { cause: e })),
