@@ -15,7 +15,7 @@ describe.skipIf(!hasTmux)('the live view in a terminal (tmux)', () => {
     await db.exec("WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 200000) INSERT INTO ev SELECT i, 'value ' || i FROM g");
     await db.close();
     const session = `bridge-test-${process.pid}`;
-    const cmd = `NO_COLOR=1 node ${BIN} copy 'sqlite://${dir}/tty.db?table=ev' 'file://${dir}/out.ndjson' --batch-size 25 --read-ahead 1; echo EXIT=$?; sleep 60`;
+    const cmd = `NO_COLOR=1 node ${BIN} copy 'sqlite://${dir}/tty.db?table=ev' 'file://${dir}/out.ndjson' --batch-size 5 --read-ahead 1; echo EXIT=$?; sleep 60`;
     execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '150', '-y', '30', cmd]);
     const screen = (): string => execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' });
     try {
