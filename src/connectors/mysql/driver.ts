@@ -3,7 +3,7 @@ import type { Endpoint } from '../../config/endpoint.js';
 import type { TlsConfig } from '../../config/tls-spec.js';
 import { configError, type BridgeError, type ErrorKind } from '../../core/errors.js';
 import { tlsOptions } from '../postgres/driver.js';
-import { isNetworkError, wrap } from '../sql/errors.js';
+import { isNetworkError, isTlsError, wrap } from '../sql/errors.js';
 import type { PoolFactory } from '../sql/pool.js';
 import type { LogicalType, SqlConnection, SqlResult } from '../sql/types.js';
 
@@ -120,7 +120,7 @@ export function classifyMysql(e: unknown, connecting = false): BridgeError {
   const code = (e as { code?: string })?.code ?? '';
   const state = (e as { sqlState?: string })?.sqlState ?? '';
   let kind: ErrorKind = 'fatal';
-  if (CONNECT.has(code)) kind = 'connect';
+  if (CONNECT.has(code) || isTlsError(e)) kind = 'connect';
   else if (isNetworkError(e) || TRANSIENT.has(code) || state.startsWith('08')) kind = connecting ? 'connect' : 'transient';
   else if (state.startsWith('22') || state.startsWith('23') || code === 'ER_INVALID_JSON_TEXT' || code === 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD') kind = 'rejected';
   return wrap(kind, e, connecting ? `cannot connect to ${code === 'ER_BAD_DB_ERROR' ? 'the database' : 'MySQL/MariaDB'}: ` : '');

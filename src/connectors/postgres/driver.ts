@@ -3,7 +3,7 @@ import { userInfo } from 'node:os';
 import type { Endpoint } from '../../config/endpoint.js';
 import type { TlsConfig } from '../../config/tls-spec.js';
 import { configError, type BridgeError, type ErrorKind } from '../../core/errors.js';
-import { isNetworkError, wrap } from '../sql/errors.js';
+import { isNetworkError, isTlsError, wrap } from '../sql/errors.js';
 import type { PoolFactory } from '../sql/pool.js';
 import type { SqlConnection, SqlResult } from '../sql/types.js';
 import { pgType } from './types.js';
@@ -97,12 +97,13 @@ export function pgConfig(ep: Endpoint, warn: (s: string) => void): Record<string
 export function classifyPg(e: unknown, connecting = false): BridgeError {
   const code = (e as { code?: string })?.code ?? '';
   let kind: ErrorKind = 'fatal';
-  if (isNetworkError(e) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('53')) kind = connecting ? 'connect' : 'transient';
+  if (isTlsError(e)) kind = 'connect';
+  else if (isNetworkError(e) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('53')) kind = connecting ? 'connect' : 'transient';
   else if (code.startsWith('28') || code === '3D000') kind = 'connect';
   else if (code === '40001' || code === '40P01' || code === '55P03') kind = 'transient';
   else if (code.startsWith('23') || code.startsWith('22')) kind = 'rejected';
   else if (/timeout expired|timed out/i.test((e as Error)?.message ?? '')) kind = connecting ? 'connect' : 'transient';
-  return wrap(kind, e, connecting ? 'cannot connect to PostgreSQL: ' : '');
+  return wrap(kind, e, connecting || kind === 'connect' ? 'cannot connect to PostgreSQL: ' : '');
 }
 
 export function pgPoolFactory(ep: Endpoint, warn: (s: string) => void): PoolFactory<PgConnection> {
