@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // The AWS SDK's notice about future Node versions is noise in test output.
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

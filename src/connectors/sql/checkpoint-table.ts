@@ -38,10 +38,12 @@ export class TableCheckpointStore implements CheckpointStore {
   async swap(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
     const d = this.db.dialect;
     const t = d.table(this.table);
-    const lock = d.skipLocked === '' ? '' : ' FOR UPDATE';
+    // The row (or the gap where it would be) stays locked until the swap commits.
+    const hint = d.kind === 'sqlserver' ? ' WITH (UPDLOCK, HOLDLOCK)' : '';
+    const lock = d.kind === 'sqlserver' || !d.canSkipLocked ? '' : ' FOR UPDATE';
     try {
       return await this.db.transaction(async (c) => {
-        const r = await c.query(`SELECT last_value FROM ${t} WHERE cursor_id = ${d.param(1)}${lock}`, [key]);
+        const r = await c.query(`SELECT last_value FROM ${t}${hint} WHERE cursor_id = ${d.param(1)}${lock}`, [key]);
         const current = r.rows.length ? String(r.rows[0]![0]) : undefined;
         if (current !== expected) return false;
         if (next === undefined) await c.query(`DELETE FROM ${t} WHERE cursor_id = ${d.param(1)}`, [key]);

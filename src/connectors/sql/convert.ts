@@ -93,7 +93,10 @@ export function columnValue(f: RawField, col: ColumnInfo, kind: SqlKind, m: Mess
     case 'timestamptz':
     case 'date':
       if (f.kind !== 'string') return bad(`is a JSON ${f.kind}, not a date/time for ${col.dbType}`);
-      return kind === 'mysql' || kind === 'mariadb' ? mysqlDatetime(stringValue(f)) : stringValue(f);
+      if (kind === 'mysql' || kind === 'mariadb') return mysqlDatetime(stringValue(f));
+      // SQL Server parses ISO 8601 but not PostgreSQL's `+00` offsets: normalise to RFC 3339 (UTC).
+      if (kind === 'sqlserver' && col.type !== 'date') return col.type === 'timestamptz' ? toRfc3339(stringValue(f)) : mysqlDatetime(stringValue(f));
+      return stringValue(f);
     case 'array':
       if (f.kind !== 'array') return bad(`is a JSON ${f.kind}, not an array for ${col.dbType}`);
       return JSON.parse(f.raw) as unknown[];

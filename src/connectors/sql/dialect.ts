@@ -15,6 +15,10 @@ export abstract class Dialect {
   /** Starts a transaction that will write (SQLite takes the write lock up front). */
   readonly beginWrite: string = 'BEGIN';
   readonly skipLocked: string = ' FOR UPDATE SKIP LOCKED';
+  /** Table hint of locking reads that skip locked rows (SQL Server's WITH (UPDLOCK, READPAST)). */
+  readonly lockHint: string = '';
+  /** Whether locking reads can skip rows other transactions hold. */
+  readonly canSkipLocked: boolean = true;
 
   abstract quote(ident: string): string;
   abstract param(index: number): string;
@@ -44,6 +48,17 @@ export abstract class Dialect {
   schemaOf(name: string): string | undefined {
     const parts = name.split('.');
     return parts.length === 2 ? parts[0] : undefined;
+  }
+
+  /** The select list of a table read: `*`, or conversions where the driver would lose exactness. */
+  selectList(_info: TableInfo): string {
+    return '*';
+  }
+
+  /** `INSERT … VALUES (…), (…)`, or an upsert of `keys` updating `update` columns. */
+  insertRows(table: string, cols: string[], tuples: string[], keys?: string[], update?: string[]): string {
+    const head = `INSERT INTO ${table} (${cols.map((c) => this.quote(c)).join(', ')}) VALUES ${tuples.join(',')}`;
+    return keys ? head + this.upsertClause(keys, update ?? []) : head;
   }
 
   /** A statement run first in the DDL transaction so that two processes create a table one after the other. */

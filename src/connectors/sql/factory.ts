@@ -5,7 +5,7 @@ import { SqlSink } from './sink.js';
 import { SqlSource } from './source.js';
 import { validateDatabaseEndpoint } from './validate.js';
 
-const IMPLEMENTED = new Set(['postgres', 'mysql', 'mariadb', 'sqlite']);
+const IMPLEMENTED = new Set(['postgres', 'mysql', 'mariadb', 'sqlite', 'sqlserver']);
 
 function check(ep: Endpoint): void {
   if (!IMPLEMENTED.has(ep.kind)) throw configError(`${ep.kind} is not implemented yet in this version of bridge`);

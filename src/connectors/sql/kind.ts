@@ -25,6 +25,8 @@ export async function loadKind(kind: string): Promise<KindDriver> {
       return (await import('../mysql/index.js')).mysqlKind(kind);
     case 'sqlite':
       return (await import('../sqlite/index.js')).sqliteKind;
+    case 'sqlserver':
+      return (await import('../sqlserver/index.js')).sqlserverKind;
     default:
       throw new Error(`no SQL driver for ${kind}`);
   }

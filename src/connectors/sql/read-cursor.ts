@@ -8,6 +8,8 @@ import type { ColumnInfo } from './types.js';
 
 export interface CursorOptions {
   db: Database;
+  /** Select list (conversions that keep values exact on some kinds). */
+  select?: string;
   table: string;
   column: ColumnInfo;
   primaryKey: string[];
@@ -77,7 +79,8 @@ export class CursorReader implements Reader {
     const t = d.table(this.o.table);
     const c = d.quote(this.o.column.name);
     const params: unknown[] = [];
-    const res = await this.o.db.query(`SELECT * FROM ${t} WHERE ${this.where(params)} ORDER BY ${c}${d.limit(max)}`, params);
+    const sel = this.o.select ?? '*';
+    const res = await this.o.db.query(`SELECT ${sel} FROM ${t} WHERE ${this.where(params)} ORDER BY ${c}${d.limit(max)}`, params);
     if (res.rows.length === 0) return null;
     const ci = res.fields.findIndex((f) => f.name === this.o.column.name);
     const type = this.o.column.type;
@@ -92,7 +95,7 @@ export class CursorReader implements Reader {
         const p: unknown[] = [];
         const eq = `${c} = ${d.cursorValue(type, lastVal, p)}`;
         const order = this.o.primaryKey.length ? ` ORDER BY ${this.o.primaryKey.map((k) => d.quote(k)).join(', ')}` : '';
-        rows = (await this.o.db.query(`SELECT * FROM ${t} WHERE ${eq}${order}`, p)).rows;
+        rows = (await this.o.db.query(`SELECT ${sel} FROM ${t} WHERE ${eq}${order}`, p)).rows;
       }
     }
     const pos = rawText(rows[rows.length - 1]![ci]);

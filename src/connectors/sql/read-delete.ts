@@ -6,6 +6,8 @@ import type { ColumnInfo } from './types.js';
 
 export interface DeleteOptions {
   db: Database;
+  /** Select list (conversions that keep values exact on some kinds). */
+  select?: string;
   table: string;
   key: ColumnInfo[];
   rows: RowMessages;
@@ -53,7 +55,7 @@ export class DeleteReader implements Reader {
   constructor(private readonly o: DeleteOptions) {}
 
   private get locking(): boolean {
-    return this.o.db.dialect.skipLocked !== '';
+    return this.o.db.dialect.canSkipLocked;
   }
 
   async poll(max: number): Promise<SourceBatch | null> {
@@ -66,7 +68,7 @@ export class DeleteReader implements Reader {
     if (this.locking) {
       tx = await this.o.db.begin();
       try {
-        res = await tx.query(`SELECT * FROM ${t} ORDER BY ${order}${d.limit(max)}${d.skipLocked}`);
+        res = await tx.query(`SELECT ${this.o.select ?? '*'} FROM ${t}${d.lockHint} ORDER BY ${order}${d.limit(max)}${d.skipLocked}`);
       } catch (e) {
         await tx.rollback();
         throw e;
@@ -78,7 +80,7 @@ export class DeleteReader implements Reader {
     } else {
       // Rows read but not yet confirmed are still in the table: page past them.
       const where = this.last ? ` WHERE ${d.keysetAfter(this.o.key, this.last, params)}` : '';
-      res = await this.o.db.query(`SELECT * FROM ${t}${where} ORDER BY ${order}${d.limit(max)}`, params);
+      res = await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${t}${where} ORDER BY ${order}${d.limit(max)}`, params);
       if (res.rows.length === 0) {
         this.last = undefined;
         return null;

@@ -35,7 +35,7 @@ export class LeaseReader implements Reader {
       res = await this.db.query(`UPDATE ${t} SET locked_until = ${lease} WHERE id IN (${this.claimable()}${d.limit(max)}${d.skipLocked}) RETURNING id, payload`);
     } else {
       res = await this.db.transaction(async (c) => {
-        const r = await c.query(`SELECT id, payload FROM ${t} WHERE locked_until IS NULL OR locked_until < ${d.now} ORDER BY id${d.limit(max)}${d.skipLocked}`);
+        const r = await c.query(`SELECT id, payload FROM ${t}${d.lockHint} WHERE locked_until IS NULL OR locked_until < ${d.now} ORDER BY id${d.limit(max)}${d.skipLocked}`);
         if (r.rows.length) await c.query(`UPDATE ${t} SET locked_until = ${lease} WHERE id IN (${r.rows.map((x) => String(x[0])).join(',')})`);
         return r;
       });

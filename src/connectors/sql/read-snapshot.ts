@@ -6,6 +6,8 @@ import type { ColumnInfo } from './types.js';
 
 export interface SnapshotOptions {
   db: Database;
+  /** Select list (conversions that keep values exact on some kinds). */
+  select?: string;
   table: string;
   /** Key columns to page by; empty = the kind's hidden row position (ctid, rowid). */
   key: ColumnInfo[];
@@ -44,7 +46,8 @@ export class SnapshotReader implements Reader {
       order = this.keyCols.map((c) => d.quote(c.name)).join(', ');
       if (this.last) where = ` WHERE ${d.keysetAfter(this.keyCols, this.last, params)}`;
     }
-    const select = this.hidden ? `${this.hidden}, *` : '*';
+    const list = this.o.select ?? '*';
+    const select = this.hidden ? `${this.hidden}, ${list}` : list;
     const res = await this.o.db.query(`SELECT ${select} FROM ${t}${where} ORDER BY ${order}${d.limit(max)}`, params);
     if (res.rows.length === 0) return null;
     const skip = this.hidden ? 1 : 0;

@@ -82,8 +82,14 @@ export class SqlSink implements Sink {
         const payload = dryCreate ? { name: 'payload', type: 'bytes' as const, dbType: 'bytes', nullable: false } : info.columns.find((c) => c.name === 'payload');
         if (!payload) throw configError(`${this.table} has no payload column: the default insert writes each message into payload; use columns=auto or insert_query`);
         if (!['bytes', 'json', 'text'].includes(payload.type)) throw configError(`column ${this.table}.payload is ${payload.dbType}; the default insert needs bytes, JSON or text`);
-        const Writer = this.ep.kind === 'postgres' ? (await import('../postgres/default-copy.js')).PgDefaultWriter : DefaultWriter;
+        const Writer =
+          this.ep.kind === 'postgres'
+            ? (await import('../postgres/default-copy.js')).PgDefaultWriter
+            : this.ep.kind === 'sqlserver'
+              ? (await import('../sqlserver/default-bulk.js')).MssqlDefaultWriter
+              : DefaultWriter;
         this.writer = new Writer(this.db, this.table, payload);
+        if ('warn' in this.writer) (this.writer as { warn: (s: string) => void }).warn = ctx.warn;
       }
     }
   }

@@ -65,6 +65,7 @@ export class SqlSource implements Source {
       metadataCursor: f.source_metadata === true ? cursorName : undefined,
     });
     const pk = this.info.primaryKey.map((k) => this.column(k, 'primary key'));
+    const select = this.db.dialect.selectList(this.info);
     const deletes = f.delete_after_read === true;
     if (f.select_query !== undefined) {
       if (deletes && pk.length === 0) throw configError(`delete_after_read needs a primary key on ${this.table} to delete the rows select_query returned`);
@@ -85,7 +86,7 @@ export class SqlSource implements Source {
         }
         this.durablePosition = true;
       }
-      const reader = new CursorReader({ db: this.db, table: this.table, column, primaryKey: this.info.primaryKey, rows, store: this.store, cursorId: f.cursor_id as string | undefined });
+      const reader = new CursorReader({ db: this.db, select, table: this.table, column, primaryKey: this.info.primaryKey, rows, store: this.store, cursorId: f.cursor_id as string | undefined });
       await reader.start(!this.ctx.dryRun).catch((e) => {
         if (!this.ctx.dryRun) throw e; // the checkpoint table may not exist yet
       });
@@ -96,7 +97,7 @@ export class SqlSource implements Source {
       this.durablePosition = true;
       if (queue) return new LeaseReader(this.db, this.table, rows);
       if (pk.length === 0) throw configError(`delete_after_read needs a primary key on ${this.table} (or the queue shape id/payload/locked_until)`);
-      return new DeleteReader({ db: this.db, table: this.table, key: pk, rows });
+      return new DeleteReader({ db: this.db, select, table: this.table, key: pk, rows });
     }
     if (this.ctx.mode === 'tail')
       throw configError(
@@ -106,7 +107,7 @@ export class SqlSource implements Source {
       throw configError(`${this.table} has no primary key to page by: give --cursor-column <column> (any ascending column)`);
     if (queue) return new SnapshotReader({ db: this.db, table: this.table, key: [this.column('id', 'id')], rows, payloadColumn: 'payload' });
     if (pk.length === 0 && this.db.dialect.kind === 'postgres') return new (await import('../postgres/read-ctid.js')).CtidReader(this.db, this.table, rows);
-    return new SnapshotReader({ db: this.db, table: this.table, key: pk, rows });
+    return new SnapshotReader({ db: this.db, select, table: this.table, key: pk, rows });
   }
 
   async next(max: number, signal: AbortSignal): Promise<SourceBatch | null> {

@@ -135,21 +135,20 @@ export class ColumnsWriter extends StatementWriter {
     const d = this.db.dialect;
     const out: Statement[] = [];
     for (const { cols, rows: group } of this.groups(messages)) {
-      const head = `INSERT INTO ${d.table(this.o.table)} (${cols.map((c) => d.quote(c.name)).join(', ')}) VALUES `;
+      const names = cols.map((c) => c.name);
       const keyNames = this.key?.map((k) => k.name);
-      const tail = keyNames ? d.upsertClause(keyNames, cols.map((c) => c.name).filter((n) => !keyNames.includes(n))) : '';
+      const update = keyNames ? names.filter((n) => !keyNames.includes(n)) : undefined;
       for (const part of chunkByParams(group, cols.length, d.maxParams)) {
         const params: unknown[] = [];
-        let values = '';
-        for (let j = 0; j < part.length; j++) {
-          values += j ? ',(' : '(';
+        const tuples = part.map((row) => {
+          let t = '(';
           for (let k = 0; k < cols.length; k++) {
-            params.push(part[j]!.values[k]);
-            values += (k ? ',' : '') + d.castParam(d.param(params.length), cols[k]!);
+            params.push(row.values[k]);
+            t += (k ? ',' : '') + d.castParam(d.param(params.length), cols[k]!);
           }
-          values += ')';
-        }
-        out.push({ sql: head + values + tail, params });
+          return t + ')';
+        });
+        out.push({ sql: d.insertRows(d.table(this.o.table), names, tuples, keyNames, update), params });
       }
     }
     return out;

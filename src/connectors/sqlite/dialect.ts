@@ -11,6 +11,7 @@ export class SqliteDialect extends Dialect {
   override readonly rowPosition = 'rowid';
   override readonly beginWrite = 'BEGIN IMMEDIATE';
   override readonly skipLocked = '';
+  override readonly canSkipLocked = false;
   override readonly updateReturning = true;
   readonly now = NOW;
 
