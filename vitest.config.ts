@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+    // The reliability suite is minutes long and has its own command (npm run test:faults).
+    exclude: ['test/faults/**', 'node_modules/**'],
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
