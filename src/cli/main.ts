@@ -37,10 +37,15 @@ interface CommonOpts {
   [flag: string]: unknown;
 }
 
+/** A CI runner that hands us a pseudo-terminal still keeps a log: redrawn frames would fill it. */
+function inCi(): boolean {
+  return ['CI', 'CONTINUOUS_INTEGRATION'].some((k) => (process.env[k] ?? '') !== '' && process.env[k] !== '0' && process.env[k] !== 'false');
+}
+
 /** decisions §10: auto = the live view on a terminal, plain lines otherwise; -q only errors. */
 async function makeReporter(o: CommonOpts): Promise<Reporter> {
   const quiet = o.quiet === true;
-  const mode = o.progress === 'auto' ? (process.stderr.isTTY ? 'tty' : 'plain') : o.progress;
+  const mode = o.progress === 'auto' ? (process.stderr.isTTY && !inCi() ? 'tty' : 'plain') : o.progress;
   if (mode === 'json') return new JsonReporter({ quiet, intervalMs: o.progressInterval });
   if (mode === 'tty' && !quiet) return new (await import('../ui/lazy-ink.js')).LazyInkReporter(quiet);
   if (mode === 'bar') return new (await import('../ui/bar-reporter.js')).BarReporter(quiet);

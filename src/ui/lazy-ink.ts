@@ -24,7 +24,8 @@ export class LazyInkReporter implements Reporter {
     if (this.quiet) return this.plain.start(hub);
     this.worker = new Worker(new URL('./ink/worker.js', import.meta.url), {
       workerData: { columns: process.stderr.columns || 100, rows: process.stderr.rows || 30 },
-      env: { ...process.env, NODE_ENV: 'production' },
+      // Ink draws only its last frame when it believes it runs in CI; the choice to draw live was made already.
+      env: { ...process.env, NODE_ENV: 'production', CI: '0', CONTINUOUS_INTEGRATION: '0' },
     });
     this.worker.unref();
     this.worker.on('message', (m: { type: string; data?: string }) => {

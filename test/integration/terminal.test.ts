@@ -15,7 +15,8 @@ describe.skipIf(!hasTmux)('the live view in a terminal (tmux)', () => {
     await db.exec("WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 200000) INSERT INTO ev SELECT i, 'value ' || i FROM g");
     await db.close();
     const session = `bridge-test-${process.pid}`;
-    const cmd = `NO_COLOR=1 node ${BIN} copy 'sqlite://${dir}/tty.db?table=ev' 'file://${dir}/out.ndjson' --batch-size 5 --read-ahead 1; echo EXIT=$?; sleep 60`;
+    // A terminal outside CI: under CI=true, auto prints plain lines (the runner keeps a log).
+    const cmd = `env -u CI -u CONTINUOUS_INTEGRATION NO_COLOR=1 node ${BIN} copy 'sqlite://${dir}/tty.db?table=ev' 'file://${dir}/out.ndjson' --batch-size 5 --read-ahead 1; echo EXIT=$?; sleep 60`;
     execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '150', '-y', '30', cmd]);
     const screen = (): string => execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' });
     try {
@@ -33,6 +34,33 @@ describe.skipIf(!hasTmux)('the live view in a terminal (tmux)', () => {
       expect(done).toContain('bridge copy snapshot, every row as a JSON object, paged by id [done]');
       expect(done).toMatch(/200,000 rows · [\d.]+ MB/);
       expect(done).not.toContain('[running]');
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', session]);
+    }
+  });
+
+  it('under CI=true, auto prints plain lines even on a terminal; --progress tty still draws the view', async () => {
+    const dir = tempDir();
+    const db = sqlite(path.join(dir, 'ci.db'));
+    await db.exec('CREATE TABLE ev (id INTEGER PRIMARY KEY, v TEXT)');
+    await db.exec("WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 50000) INSERT INTO ev SELECT i, 'v' || i FROM g");
+    await db.close();
+    const session = `bridge-ci-${process.pid}`;
+    // Long enough (10k batches) that the view is up before the copy ends: a job done in a blink prints only its summary.
+    const run = (extra: string, out: string): string => `CI=true NO_COLOR=1 node ${BIN} copy 'sqlite://${dir}/ci.db?table=ev' 'file://${dir}/${out}' --batch-size 5 --read-ahead 1 ${extra}; echo EXIT=$?`;
+    const cmd = `${run('', 'a.ndjson')}; echo ---; ${run('--progress tty', 'b.ndjson')}; sleep 60`;
+    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '150', '-y', '40', cmd]);
+    try {
+      const screen = await waitFor(async () => {
+        const s = execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' });
+        return (s.match(/EXIT=\d+/g) ?? []).length === 2 ? s : undefined;
+      }, 30_000, 100);
+      const [plain, live] = screen.split('---');
+      expect(plain).toContain('EXIT=0');
+      expect(plain).toMatch(/bridge copy: done: 50,000 rows/);
+      expect(plain).not.toContain('[done]');
+      expect(live).toContain('paged by id [done]');
+      expect(live).toMatch(/bridge copy: done: 50,000 rows/);
     } finally {
       spawnSync('tmux', ['kill-session', '-t', session]);
     }
