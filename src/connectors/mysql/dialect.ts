@@ -73,15 +73,7 @@ export class MysqlDialect extends Dialect {
   }
 
   /** MySQL's optimiser handles the expanded form of a row comparison better than `(a,b) > (?,?)`. */
-  override keysetAfter(cols: ColumnInfo[], values: string[], params: unknown[]): string {
-    const ors: string[] = [];
-    for (let i = 0; i < cols.length; i++) {
-      const parts = cols.slice(0, i).map((c, j) => `${this.quote(c.name)} = ${this.cursorValue(c.type, values[j]!, params)}`);
-      parts.push(`${this.quote(cols[i]!.name)} > ${this.cursorValue(cols[i]!.type, values[i]!, params)}`);
-      ors.push(`(${parts.join(' AND ')})`);
-    }
-    return ors.length === 1 ? ors[0]! : `(${ors.join(' OR ')})`;
-  }
+  override readonly expandRowComparison = true;
 
   leaseUntil(seconds: number): string {
     return `CURRENT_TIMESTAMP(6) + INTERVAL ${Math.trunc(seconds)} SECOND`;

@@ -83,8 +83,20 @@ export abstract class Dialect {
     return this.param(params.length);
   }
 
+  /** `(a, b) > (x, y)` written out as `a > x OR (a = x AND b > y)`: for kinds without row values or that plan it badly. */
+  readonly expandRowComparison: boolean = false;
+
   /** `WHERE` condition for rows after `values` in the order of `cols` (keyset paging). */
   keysetAfter(cols: ColumnInfo[], values: string[], params: unknown[]): string {
+    if (this.expandRowComparison) {
+      const ors: string[] = [];
+      for (let i = 0; i < cols.length; i++) {
+        const parts = cols.slice(0, i).map((c, j) => `${this.quote(c.name)} = ${this.cursorValue(c.type, values[j]!, params)}`);
+        parts.push(`${this.quote(cols[i]!.name)} > ${this.cursorValue(cols[i]!.type, values[i]!, params)}`);
+        ors.push(`(${parts.join(' AND ')})`);
+      }
+      return ors.length === 1 ? ors[0]! : `(${ors.join(' OR ')})`;
+    }
     if (cols.length === 1) return `${this.quote(cols[0]!.name)} > ${this.cursorValue(cols[0]!.type, values[0]!, params)}`;
     const left = cols.map((c) => this.quote(c.name)).join(', ');
     const right = cols.map((c, i) => this.cursorValue(c.type, values[i]!, params)).join(', ');

@@ -32,16 +32,8 @@ export class SqlServerDialect extends Dialect {
     return `DATEADD(second, ${Math.trunc(seconds)}, SYSUTCDATETIME())`;
   }
 
-  /** No row-value comparison in T-SQL: the expanded form. */
-  override keysetAfter(cols: ColumnInfo[], values: string[], params: unknown[]): string {
-    const ors: string[] = [];
-    for (let i = 0; i < cols.length; i++) {
-      const parts = cols.slice(0, i).map((c, j) => `${this.quote(c.name)} = ${this.cursorValue(c.type, values[j]!, params)}`);
-      parts.push(`${this.quote(cols[i]!.name)} > ${this.cursorValue(cols[i]!.type, values[i]!, params)}`);
-      ors.push(`(${parts.join(' AND ')})`);
-    }
-    return ors.length === 1 ? ors[0]! : `(${ors.join(' OR ')})`;
-  }
+  /** No row-value comparison in T-SQL. */
+  override readonly expandRowComparison = true;
 
   override cursorValue(type: LogicalType, value: string, params: unknown[]): string {
     if (type === 'decimal') {
