@@ -2,15 +2,8 @@ import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { BridgeError } from '../core/errors.js';
 import type { CheckpointStore } from './envelope.js';
+import { alive } from './lease.js';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Positions in a local JSON file `{ "<key>": <value>, ... }`, for read-only sources. Every write

@@ -13,7 +13,8 @@ interface LeaseRecord {
 
 const TTL_MS = 30_000;
 
-function alive(pid: number): boolean {
+/** Whether a process of this host still runs (EPERM: it does, under another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

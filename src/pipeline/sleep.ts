@@ -12,6 +12,28 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** A reader's single waiter: woken by the next notify() (new data, a stop) or when the signal aborts. */
+export class Wakeup {
+  private waiter: (() => void) | undefined;
+
+  notify(): void {
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.();
+  }
+
+  wait(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.waiter = done;
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
 /** Decisions §9: 100 ms doubling to 5 s, with ±20 % jitter. */
 export function backoffMs(attempt: number, baseMs = 100, maxMs = 5000): number {
   const raw = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 16));

@@ -1,5 +1,5 @@
 import { execa, type ResultPromise } from 'execa';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,4 +46,11 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeo
     if (Date.now() > end) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** Writes `rows` as NDJSON into `dir`/`name` and returns its file:// URL. */
+export function writeNdjson(dir: string, name: string, rows: unknown[]): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return `file://${file}`;
 }

@@ -1,7 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridge, parseLines, tempDir } from '../helpers/bridge.js';
+import { bridge, parseLines, tempDir, writeNdjson } from '../helpers/bridge.js';
 import { allKinds, PG_URL, type TestDb } from '../helpers/databases.js';
 
 const dir = tempDir();
@@ -15,11 +15,7 @@ afterAll(async () => {
   for (const db of dbs) await db.close();
 });
 
-function ndjson(name: string, rows: unknown[]): string {
-  const file = path.join(dir, name);
-  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  return `file://${file}`;
-}
+const ndjson = (name: string, rows: unknown[]): string => writeNdjson(dir, name, rows);
 
 const COPY_Q = 'INSERT INTO t_bulk (id, at, amount, note) VALUES (${payload:id}, ${payload:at}::timestamptz, ${payload:amount}::numeric, ${payload:note})';
 const INSERT_Q = COPY_Q.replace('t_bulk', 't_bulk_ins');

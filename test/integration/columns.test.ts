@@ -1,7 +1,6 @@
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridge, spawnBridge, tempDir } from '../helpers/bridge.js';
+import { bridge, spawnBridge, tempDir, writeNdjson } from '../helpers/bridge.js';
 import { allKinds, type TestDb } from '../helpers/databases.js';
 
 const dir = tempDir();
@@ -13,11 +12,7 @@ afterAll(async () => {
   for (const db of dbs) await db.close();
 });
 
-function ndjson(name: string, rows: unknown[]): string {
-  const file = path.join(dir, name);
-  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  return `file://${file}`;
-}
+const ndjson = (name: string, rows: unknown[]): string => writeNdjson(dir, name, rows);
 
 const N = 10_000;
 const DDL: Record<TestDb['kind'], (t: string) => string> = {

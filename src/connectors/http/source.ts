@@ -10,6 +10,7 @@ import { Message } from '../../core/message.js';
 import type { PlanItem, Reply, Source, SourceBatch, SourceContext } from '../../core/route.js';
 import { ItemSplitter, readBody, streamFormat } from './body.js';
 import { BodyTooLarge, compress, decompress, negotiate } from './codecs.js';
+import { Wakeup } from '../../pipeline/sleep.js';
 import { createListener, type Listener, type Protocol } from './listener.js';
 
 type Req = http.IncomingMessage | http2.Http2ServerRequest;
@@ -54,7 +55,7 @@ export class HttpSource implements Source {
   private listener: Listener | undefined;
   private queue: Entry[] = [];
   private readonly entries = new Map<Message, Entry>();
-  private wake: (() => void) | undefined;
+  private readonly wakeup = new Wakeup();
   private accepting = true;
   private active = 0;
   private inline: ((ms: Message[]) => Promise<Reply[] | void>) | undefined;
@@ -271,8 +272,7 @@ export class HttpSource implements Source {
   }
 
   private notify(): void {
-    this.wake?.();
-    this.wake = undefined;
+    this.wakeup.notify();
   }
 
   async next(max: number, signal: AbortSignal): Promise<SourceBatch | null> {
@@ -293,14 +293,7 @@ export class HttpSource implements Source {
       }
       if (!this.accepting && this.active === 0) return null;
       if (signal.aborted) return null;
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        this.wake = done;
-        signal.addEventListener('abort', done, { once: true });
-      });
+      await this.wakeup.wait(signal);
     }
   }
 

@@ -9,6 +9,7 @@ import { parsePgArray } from './array.js';
 import { classifyPg, pgConfig } from './driver.js';
 import { postgresKind } from './index.js';
 import { decodePgOutput, formatLsn, parseLsn, type Relation, type Tuple } from './pgoutput.js';
+import { Wakeup } from '../../pipeline/sleep.js';
 import { pgType } from './types.js';
 
 type PgClient = import('pg').Client;
@@ -39,7 +40,7 @@ export class CdcSource implements Source {
   private received = 0n;
   private drainTarget = 0n;
   private failure: BridgeError | undefined;
-  private wake: (() => void) | undefined;
+  private readonly wakeup = new Wakeup();
   private timer: NodeJS.Timeout | undefined;
   private lastStatus = 0;
   private paused = false;
@@ -166,8 +167,7 @@ export class CdcSource implements Source {
   }
 
   private notify(): void {
-    this.wake?.();
-    this.wake = undefined;
+    this.wakeup.notify();
   }
 
   private onCopyData(chunk: Buffer): void {
@@ -319,14 +319,7 @@ export class CdcSource implements Source {
       while (this.inFlight === 0 && this.ready.length && 'commit' in this.ready[0]!) this.confirm((this.ready.shift() as { commit: bigint }).commit);
       if (this.readyMessages > 0) return this.take(max);
       if ((this.ctx.mode === 'copy' || this.ctx.exitWhenDrained) && this.drained()) return null;
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        this.wake = done;
-        signal.addEventListener('abort', done, { once: true });
-      });
+      await this.wakeup.wait(signal);
     }
   }
 
