@@ -18,7 +18,8 @@ mkdirSync(out, { recursive: true });
 const psql = (sql) => execFileSync('psql', [PG, '-v', 'ON_ERROR_STOP=1', '-qAtc', `SET client_min_messages = warning; ${sql}`], { encoding: 'utf8' }).trim();
 
 function ensureSource() {
-  const have = psql(`SELECT CASE WHEN to_regclass('bench_events') IS NULL THEN -1 ELSE (SELECT count(*) FROM bench_events) END`);
+  // The count is planned even when the table is missing: ask whether it exists first.
+  const have = psql(`SELECT to_regclass('bench_events') IS NOT NULL`) === 't' ? psql('SELECT count(*) FROM bench_events') : '-1';
   if (Number(have) === ROWS) return;
   console.error(`bench: generating ${ROWS} rows in bench_events (perf-notes shape)…`);
   psql(`DROP TABLE IF EXISTS bench_events;
@@ -101,6 +102,15 @@ const cases = [
     cmd: () => bridgeCmd(`copy '${MY}?table=bench_events' '${PG}?table=${sinkTable}&bulk_copy=true&insert_query=${encodeURIComponent(COPY_QUERY)}'`),
   },
   {
+    name: 'pg-ndjson-ties',
+    label: 'bridge copy PostgreSQL → NDJSON file, cursor paging on a column with 3 distinct values (memory: pages on (cursor, key))',
+    prepare: () =>
+      psql(`CREATE TABLE IF NOT EXISTS bench_ties AS SELECT id, id % 3 AS bucket, doc, note FROM bench_events;
+        DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_index WHERE indrelid = 'bench_ties'::regclass AND indisprimary) THEN ALTER TABLE bench_ties ADD PRIMARY KEY (id); END IF; END $$;
+        CREATE INDEX IF NOT EXISTS bench_ties_bucket ON bench_ties (bucket, id); ANALYZE bench_ties;`),
+    cmd: () => bridgeCmd(`copy '${PG}?table=bench_ties&cursor_column=bucket' file://${out}/bridge.ndjson`),
+  },
+  {
     name: 'pg-pg',
     label: 'bridge copy PostgreSQL → PostgreSQL (default insert: JSON rows into a queue table)',
     prepare: resetTarget,
@@ -136,7 +146,7 @@ for (const r of results)
   console.log(`| ${r.label} | ${r.seconds.toFixed(2)} | ${Math.round(ROWS / r.seconds).toLocaleString('en-US')} | ${(base.seconds / r.seconds).toFixed(2)} | ${r.rssMb.toFixed(0)} MB |`);
 rmSync(path.join(out, 'bridge.ndjson'), { force: true });
 rmSync(path.join(out, 'psql.copy'), { force: true });
-psql(`DROP TABLE IF EXISTS ${sinkTable}; DROP TABLE IF EXISTS bench_queue;`);
+psql(`DROP TABLE IF EXISTS ${sinkTable}; DROP TABLE IF EXISTS bench_queue; DROP TABLE IF EXISTS bench_ties;`);
 
 if (!ONLY || ONLY.includes('lag')) await import('./lag.js');
 if (!ONLY || ONLY.includes('serve')) await import('./serve.js');

@@ -1,7 +1,8 @@
 // bridge serve → PostgreSQL under load, beside a bare Node http server that does nothing, in the
 // same run. wrk (Debian package) drives 64 keep-alive connections with ~200-byte JSON bodies.
 import { execFileSync, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +64,11 @@ for (const [sink, prep, what] of [
 ]) {
   prep();
   results.push(await run(`bridge serve, fire_and_forget (202 at once), ${what}`, (port) => bridge(port, '&fire_and_forget=true', sink), rows));
+  // 202 only once the message is fsynced to the local spool (a kill -9 loses nothing answered).
+  const spool = mkdtempSync(path.join(tmpdir(), 'bench-spool-'));
+  prep();
+  results.push(await run(`bridge serve, fire_and_forget with spool_dir (202 once fsynced), ${what}`, (port) => bridge(port, `&fire_and_forget=true&spool_dir=${encodeURIComponent(spool)}`, sink), rows));
+  rmSync(spool, { recursive: true, force: true });
   prep();
   results.push(await run(`bridge serve, answered after the insert is confirmed (204), ${what}`, (port) => bridge(port, '', sink), rows));
 }

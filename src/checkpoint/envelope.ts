@@ -7,11 +7,16 @@ export interface Envelope {
   source: string;
   /** `int:42` or `str:<text>`: typed so that the value round-trips exactly. */
   value: string;
+  /**
+   * Paging on (cursor, primary key): the key of the last row delivered with `value`, so that a long
+   * run of equal cursor values resumes in its middle. Absent: every row with `value` was delivered.
+   */
+  after?: string[];
   updated_at_ms: number;
 }
 
-export function makeEnvelope(source: string, value: string, isInteger: boolean): Envelope {
-  return { bridge_checkpoint: 1, source, value: `${isInteger ? 'int' : 'str'}:${value}`, updated_at_ms: Date.now() };
+export function makeEnvelope(source: string, value: string, isInteger: boolean, after?: string[]): Envelope {
+  return { bridge_checkpoint: 1, source, value: `${isInteger ? 'int' : 'str'}:${value}`, ...(after ? { after } : {}), updated_at_ms: Date.now() };
 }
 
 /** The raw value of an envelope (without its type tag). */
@@ -25,7 +30,7 @@ export function readEnvelope(text: string, source: string, where: string): Envel
   } catch {
     throw configError(`the checkpoint in ${where} is not a bridge checkpoint (not JSON); delete it or use another cursor_id`);
   }
-  if (e?.bridge_checkpoint !== 1 || typeof e.source !== 'string' || typeof e.value !== 'string' || !/^(int|str):/.test(e.value))
+  if (e?.bridge_checkpoint !== 1 || typeof e.source !== 'string' || typeof e.value !== 'string' || !/^(int|str):/.test(e.value) || (e.after !== undefined && !Array.isArray(e.after)))
     throw configError(`the checkpoint in ${where} is not a bridge checkpoint; delete it or use another cursor_id`);
   if (e.source !== source)
     throw configError(`the checkpoint in ${where} was written for ${e.source}, not ${source}: use another cursor_id, or delete it to start over`);

@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BridgeError } from '../core/errors.js';
 import type { CheckpointStore } from './envelope.js';
@@ -56,23 +56,37 @@ export class FileCheckpointStore implements CheckpointStore {
     }
   }
 
-  /** Runs `fn` holding `<file>.lock` (created exclusively with our pid; a dead holder's or a 10 s old lock is stale). */
+  /**
+   * Runs `fn` holding `<file>.lock`. The lock appears with our pid already in it (written to a
+   * private file, then hard-linked into place, which fails if the lock exists), so a kill can never
+   * leave an empty lock. A lock whose holder is dead, an empty one (an older bridge killed between
+   * create and write) older than 1 s, or any lock older than 10 s is stale and taken over.
+   */
   private async locked<T>(fn: () => Promise<T>): Promise<T> {
     const lock = `${this.file}.lock`;
-    for (let i = 0; ; i++) {
-      try {
-        const fh = await open(lock, 'wx');
-        await fh.writeFile(String(process.pid));
-        await fh.close();
-        break;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-        const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
-        const holder = Number(await readFile(lock, 'utf8').catch(() => ''));
-        if (age > 10_000 || (holder > 0 && !alive(holder))) await unlink(lock).catch(() => {});
-        else if (i > 500) throw new BridgeError('transient', `the checkpoint file is locked by another process (${lock})`);
-        else await new Promise((r) => setTimeout(r, 10));
+    const mine = `${lock}.${process.pid}`;
+    await writeFile(mine, String(process.pid));
+    try {
+      for (let i = 0; ; i++) {
+        try {
+          await link(mine, lock).catch(async (e: NodeJS.ErrnoException) => {
+            // A filesystem without hard links: create-exclusive, then write (the empty-lock rule covers a kill between).
+            if (e.code === 'EEXIST') throw e;
+            await writeFile(lock, String(process.pid), { flag: 'wx' });
+          });
+          break;
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+          const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+          const holder = Number(await readFile(lock, 'utf8').catch(() => 'gone'));
+          const stale = age > 10_000 || (holder > 0 && !alive(holder)) || (holder === 0 && age > 1_000);
+          if (stale) await unlink(lock).catch(() => {});
+          else if (i > 1_500) throw new BridgeError('transient', `the checkpoint file is locked by another process (${lock})`);
+          else await new Promise((r) => setTimeout(r, 10));
+        }
       }
+    } finally {
+      await unlink(mine).catch(() => {});
     }
     try {
       return await fn();

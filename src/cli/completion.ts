@@ -50,6 +50,8 @@ ${enumCases}
 _bridge() {
   local line="\${COMP_LINE:0:COMP_POINT}"
   local cur="\${line##* }"
+  # A URL with '&' must be quoted: complete inside an opening quote as if it were not there.
+  cur=\${cur#\\\'}; cur=\${cur#\\\"}
   local -a ws
   read -ra ws <<< "$line"
   local n=\${#ws[@]}
@@ -93,8 +95,9 @@ ${flagCases}
   list="$(printf '%s\\n' $cands)"
   local IFS=$'\\n'
   local -a out=($(compgen -W "$list" -- "$cur"))
-  # Bash splits the current word at COMP_WORDBREAKS (: = …): offer only what follows the last break.
-  local broken="\${COMP_WORDS[COMP_CWORD]}"
+  # Readline replaces only its own idea of the word ($2): after the last COMP_WORDBREAKS
+  # character (: = &) outside quotes, after the opening quote inside them. Offer that part.
+  local broken="\${2-\${COMP_WORDS[COMP_CWORD]}}"
   local strip=$(( \${#cur} - \${#broken} ))
   (( strip < 0 )) && strip=0
   COMPREPLY=()

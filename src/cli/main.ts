@@ -4,6 +4,7 @@ import { EXIT } from '../core/errors.js';
 import { JsonReporter, PlainReporter, type ProgressMode, type Reporter } from '../ui/reporter.js';
 import { completionCommand } from './completion.js';
 import { connectorsCommand } from './connectors.js';
+import { slotsCommand } from './slots.js';
 import { fieldFlags } from './flags.js';
 import { runCommand, type RouteArgs } from './route.js';
 
@@ -119,17 +120,21 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
 const stop = new AbortController();
 let lastSignal = '';
 let onStop: ((sig: string) => void) | undefined;
-let signals = 0;
-function installSignals(): void {
+let signalCount = 0;
+function installSignals(signals: SignalSource | undefined): void {
   const handle = (sig: string): void => {
-    if (++signals > 1) process.exit(130);
+    if (++signalCount > 1) process.exit(130);
     lastSignal = sig;
     onStop?.(sig);
     stop.abort();
   };
+  if (signals) return signals(handle);
   process.on('SIGINT', () => handle('SIGINT'));
   process.on('SIGTERM', () => handle('SIGTERM'));
 }
+
+/** How bin/bridge.js hands over the stop signals it catches from its first line (and those already caught). */
+export type SignalSource = (handle: (sig: string) => void) => void;
 
 /**
  * `workers=N`: the primary forks N processes that share the listening port (node:cluster), passes
@@ -162,8 +167,8 @@ async function forkWorkers(url: string, o: CommonOpts): Promise<boolean> {
   process.exit(Math.max(...codes));
 }
 
-export async function main(argv: string[]): Promise<void> {
-  installSignals();
+export async function main(argv: string[], signals?: SignalSource): Promise<void> {
+  installSignals(signals);
   // Secrets on the command line must not show in `ps`.
   process.title = `bridge ${argv[2] ?? ''}`.trim();
   const program = new Command('bridge')
@@ -200,6 +205,7 @@ export async function main(argv: string[]): Promise<void> {
     await run('serve', url, dst, reply, o);
   });
   connectorsCommand(program);
+  slotsCommand(program);
   completionCommand(program);
 
   try {

@@ -3,7 +3,7 @@ import { redact } from '../config/redact.js';
 import { createSink, createSource, specForScheme } from '../connectors/registry.js';
 import { OutputClosedError } from '../connectors/ndjson/sink.js';
 import { BridgeError, configError, EXIT } from '../core/errors.js';
-import type { RunMode, Sink, Source } from '../core/route.js';
+import type { DescribedTable, RunMode, Sink, Source } from '../core/route.js';
 import { runRoute } from '../pipeline/run.js';
 import { StatsHub } from '../stats/hub.js';
 import type { Reporter, Summary } from '../ui/reporter.js';
@@ -75,9 +75,15 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     sink = await createSink(dst);
     const warn = (t: string): void => hub.warn(t);
     const info = (t: string): void => hub.info(t);
-    await source.open({ mode: a.command, batchSize: a.batchSize, warn, info, exitWhenDrained: a.exitWhenDrained, dryRun: a.dryRun });
-    const sinkCtx = { mode: a.command, warn, durable: source.durablePosition, dryRun: a.dryRun, countDropped: (n: number) => (hub.dropped += n) };
-    await sink.open(sinkCtx);
+    // Which side failed to connect is half of the answer (PostgreSQL to PostgreSQL looks the same otherwise).
+    await source.open({ mode: a.command, batchSize: a.batchSize, warn, info, exitWhenDrained: a.exitWhenDrained, dryRun: a.dryRun }).catch((e: unknown) => {
+      throw e instanceof BridgeError ? e.on('source') : e;
+    });
+    const sourceTable = await source.describeTable?.(a.dryRun);
+    const sinkCtx = { mode: a.command, warn, durable: source.durablePosition, dryRun: a.dryRun, countDropped: (n: number) => (hub.dropped += n), countLossy: (n: number) => (hub.lossy += n), sourceTable };
+    await sink.open(sinkCtx).catch((e: unknown) => {
+      throw e instanceof BridgeError ? e.on('sink') : e;
+    });
     if (reply) {
       replySink = await createSink(reply);
       await replySink.open(sinkCtx);
@@ -91,12 +97,13 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     hub.sinkPool = () => sink?.poolStats?.();
     hub.slotLag = () => source?.slotLagBytes?.();
     hub.requestStats = () => source?.requestStats?.();
+    hub.sourceCaughtUp = () => source?.caughtUp?.();
     if (source.attachInline && sink.answers) {
       const s = sink;
       source.attachInline((ms) => s.write(ms));
     }
     if (a.dryRun) {
-      await printPlan(reporter, source, sink, src, dst, a);
+      await printPlan(reporter, source, sink, src, dst, a, sourceTable);
       summary = { ok: true, exitCode: 0, stopped: false, dryRun: true };
     } else {
       const est = (await source.estimateRows?.().catch(() => null)) ?? null;
@@ -144,14 +151,13 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
   return summary.exitCode;
 }
 
-async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: Endpoint, dst: Endpoint, a: RouteArgs): Promise<void> {
+async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: Endpoint, dst: Endpoint, a: RouteArgs, table: DescribedTable | undefined): Promise<void> {
   const lines: string[] = [`plan for bridge ${a.command} (dry run: nothing is written)`, `  from ${src.display}`, `  to   ${dst.display}`];
   for (const item of (await source.plan?.()) ?? []) lines.push(`  source ${item.label}: ${item.value}`);
   const est = await source.estimateRows?.().catch(() => null);
   if (est !== undefined && est !== null) lines.push(`  source rows to read: ~${est}`);
   for (const item of (await sink.plan?.()) ?? []) lines.push(`  sink ${item.label}: ${item.value}`);
-  const cols = source.describeColumns?.();
-  if (cols && sink.planMapping) for (const item of sink.planMapping(cols)) lines.push(`  ${item.label.startsWith('  ') ? item.label : `sink ${item.label}`}${item.label.startsWith('  ') ? ' ' : ': '}${item.value}`);
+  if (table && sink.planMapping) for (const item of sink.planMapping(table.columns)) lines.push(`  ${item.label.startsWith('  ') ? item.label : `sink ${item.label}`}${item.label.startsWith('  ') ? ' ' : ': '}${item.value}`);
   lines.push(`  batch size ${a.batchSize}${a.limit !== undefined ? `, limit ${a.limit}` : ''}`);
   // The plan is what the user asked for, so it goes to stdout (no data is written in a dry run).
   process.stdout.write(redact(lines.join('\n')) + '\n');

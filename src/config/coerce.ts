@@ -2,7 +2,7 @@ import { configError } from '../core/errors.js';
 import type { FieldSpec } from './fields.js';
 import { suggest } from './suggest.js';
 
-const TRUE = new Set(['true', '1', 'yes', 'on', '']);
+const TRUE = new Set(['true', '1', 'yes', 'on']);
 const FALSE = new Set(['false', '0', 'no', 'off']);
 
 /** Turns the text of a query value or flag into the field's type, or a config error naming it. */
@@ -28,6 +28,8 @@ export function coerceField(f: FieldSpec, raw: unknown, where: string): unknown 
       const t = typeof raw === 'string' ? raw.trim().toLowerCase() : undefined;
       if (t !== undefined && TRUE.has(t)) return true;
       if (t !== undefined && FALSE.has(t)) return false;
+      // An empty value (`delete_after_read=` from an unset shell variable) must not switch anything on.
+      if (t === '') throw configError(`${name} is empty: write ${name}=true or ${name}=false`);
       throw configError(`${name} must be true or false, got ${JSON.stringify(clip(raw))}`);
     }
     case 'enum': {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { configError } from '../core/errors.js';
 import { coerceField } from './coerce.js';
+import { interpolate } from './env.js';
 import type { ConnectorSpec, FieldSpec, Role } from './fields.js';
 import { addSecret, MASKED } from './redact.js';
 import { suggest } from './suggest.js';
@@ -52,7 +53,9 @@ function splitPathForm(text: string, prefix: string): { file: string; query: [st
  * Resolves an endpoint argument for a role. `overrides` are flags and --src-opt/--dst-opt pairs;
  * they win over the URL's query.
  */
-export function resolveEndpoint(text: string, role: Role, lookup: SpecLookup, overrides: [string, string][] = []): Endpoint {
+export function resolveEndpoint(rawText: string, role: Role, lookup: SpecLookup, rawOverrides: [string, string][] = []): Endpoint {
+  const text = interpolate(rawText, process.env, `the ${sideName(role)}`);
+  const overrides = rawOverrides.map(([k, v]): [string, string] => [k, interpolate(v, process.env, k)]);
   let scheme: string;
   let url: ParsedUrl | undefined;
   let file: string | undefined;
@@ -86,7 +89,8 @@ export function resolveEndpoint(text: string, role: Role, lookup: SpecLookup, ov
     addSecret(url.password);
   }
   const all: [string, string][] = [...query, ...overrides];
-  for (const [k, v] of all) if (spec.fields.find((f) => f.name === k)?.secret) addSecret(v);
+  // Secret fields, and keys that look like secrets (a misspelled `pasword=` is still a password).
+  for (const [k, v] of all) if (spec.fields.find((f) => f.name === k)?.secret || SECRET_LOOKING.test(k)) addSecret(v);
 
   const warnings: string[] = [];
   const fields: Record<string, unknown> = {};
@@ -100,9 +104,9 @@ export function resolveEndpoint(text: string, role: Role, lookup: SpecLookup, ov
     if (!f) {
       const near = suggest(key, names);
       const isDriverKind = spec.name === 'database' || (spec.name === 'http' && role === 'publisher');
-      if (isOverride || !isDriverKind)
+      // A key one typo away from a field is a mistake, never a driver option: in cron it would re-copy everything silently.
+      if (isOverride || !isDriverKind || near)
         throw configError(`${key} is not a field of the ${kind} ${sideName(role)}${near ? ` (did you mean ${near}?)` : ''}`, 'run `bridge connectors` for the list of fields');
-      if (near) warnings.push(`query key "${key}" is not a field, so it is passed to the driver; did you mean ${near}?`);
       passthrough.push([key, value]);
       continue;
     }
@@ -113,13 +117,30 @@ export function resolveEndpoint(text: string, role: Role, lookup: SpecLookup, ov
     given.add(key);
   }
   for (const f of spec.fields) if (!(f.name in fields) && f.default !== undefined && appliesTo(f, kind, role)) fields[f.name] = f.default;
-  if (fields.tls && typeof fields.tls === 'object') addSecret((fields.tls as { cert_password?: string }).cert_password);
+  registerSecrets(fields);
 
   const ep: Endpoint = { role, spec, kind, stdio, fields, given, passthrough, display: '', warnings };
   if (url) ep.url = url;
   if (file !== undefined) ep.file = file;
-  ep.display = displayOf(text, ep);
+  // Shown as written: an interpolated secret stays a ${NAME} reference.
+  ep.display = displayOf(rawText, ep);
   return ep;
+}
+
+const SECRET_LOOKING = /pass|secret|token|api_?key|auth/i;
+
+/** The secrets inside structured fields, in every form they may be echoed in (a header, its base64). */
+function registerSecrets(fields: Record<string, unknown>): void {
+  if (fields.tls && typeof fields.tls === 'object') addSecret((fields.tls as { cert_password?: string }).cert_password);
+  const auth = fields.basic_auth;
+  if (Array.isArray(auth) && auth.length === 2) {
+    const [user, pass] = auth.map(String);
+    addSecret(pass);
+    addSecret(`${user}:${pass}`);
+    addSecret(Buffer.from(`${user}:${pass}`).toString('base64'));
+  }
+  const headers = fields.custom_headers;
+  if (headers && typeof headers === 'object') for (const v of Object.values(headers)) if (typeof v === 'string') addSecret(v);
 }
 
 const appliesTo = (f: FieldSpec, kind: string, role: Role): boolean => f.roles.includes(role) && (!f.kinds || f.kinds.includes(kind));

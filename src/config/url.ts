@@ -39,13 +39,18 @@ export function parseQuery(query: string): [string, string][] {
   return out;
 }
 
+/** `scheme://user:pass@host` → `scheme://***@host`, for the rare error that shows what was typed. */
+function maskUserinfo(text: string): string {
+  return text.replace(/^([^:]*:\/*)[^@]*@/, '$1***@');
+}
+
 /**
  * Parses `scheme://[user[:password]@]host[:port][/path][?query]`. Written by hand because WHATWG
  * URL turns `+` into a space in queries and rejects the unencoded SQL users write in insert_query.
  */
 export function parseUrl(text: string): ParsedUrl {
   const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/(.*)$/s.exec(text);
-  if (!m) throw configError(`endpoint "${text.slice(0, 40)}" is not a URL: write scheme://host/... (or - for stdin/stdout)`);
+  if (!m) throw configError(`endpoint "${maskUserinfo(text).slice(0, 40)}" is not a URL: write scheme://host/... (or - for stdin/stdout)`);
   const scheme = m[1]!.toLowerCase();
   let rest = m[2]!;
   const q = rest.indexOf('?');
@@ -67,7 +72,11 @@ export function parseUrl(text: string): ParsedUrl {
   }
   const v6 = /^\[([^\]]+)\](?::(\d*))?$/.exec(authority);
   const hp = v6 ? [v6[1]!, v6[2]] : /^([^:]*)(?::(\d*))?$/.exec(authority)?.slice(1);
-  if (!hp) throw configError(`the host part "${authority}" of the ${scheme}:// URL is not host[:port]`);
+  if (!hp) {
+    // Never echoed: with an unencoded '/' in a password, what looks like the host part is the password.
+    const hint = /@/.test(rest.slice(slash + 1)) || authority.includes(':') ? ': a password or user name containing / ? # or @ must be percent-encoded (/ as %2F, @ as %40)' : '';
+    throw configError(`the host part of the ${scheme}:// URL is not host[:port]${hint}`);
+  }
   out.host = hp[0] ?? '';
   if (hp[1] !== undefined && hp[1] !== '') {
     const port = Number(hp[1]);

@@ -17,6 +17,12 @@ export class BridgeError extends Error {
     this.name = 'BridgeError';
   }
 
+  /** The same error, its message prefixed with the side it happened on (source or sink). */
+  on(side: 'source' | 'sink'): BridgeError {
+    if (this.kind === 'rejected' || this.kind === 'config' || this.message.startsWith(`${side}: `)) return this;
+    return new BridgeError(this.kind, `${side}: ${this.message}`, { cause: this.cause, hint: this.hint, messageId: this.messageId });
+  }
+
   get exitCode(): number {
     switch (this.kind) {
       case 'config':

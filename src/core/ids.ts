@@ -32,6 +32,8 @@ export function idFromSeed(seed: string): bigint {
 export function parseId(text: string): bigint | undefined {
   const t = text.trim();
   if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t)) return BigInt('0x' + t.replace(/-/g, ''));
+  // 32 hex digits is the form bridge itself sends, even when every digit is 0-9: an id crosses two bridges unchanged.
+  if (/^[0-9a-f]{32}$/i.test(t)) return BigInt('0x' + t);
   if (/^(0x)?[0-9a-f]{1,32}$/i.test(t) && /[a-f]|^0x/i.test(t)) return BigInt(t.startsWith('0x') || t.startsWith('0X') ? t : '0x' + t);
   if (/^[0-9]{1,39}$/.test(t)) {
     const v = BigInt(t);

@@ -35,6 +35,26 @@ export interface PoolStats {
   max: number;
 }
 
+/**
+ * A source column as a sink sees it. `detail` is the source connector's own description (a SQL
+ * source's column and what its kind can hold); only sinks of the same family read it.
+ */
+export interface DescribedColumn {
+  name: string;
+  type: string;
+  dbType: string;
+  kind: string;
+  nullable: boolean;
+  detail?: unknown;
+}
+
+/** A source table as a sink sees it: columns, primary key and unique column sets. */
+export interface DescribedTable {
+  columns: DescribedColumn[];
+  primaryKey: string[];
+  unique: string[][];
+}
+
 /** One line of a dry-run plan. */
 export interface PlanItem {
   label: string;
@@ -77,8 +97,11 @@ export interface Source {
    * calls this (stop taking new work) and keeps writing until next() returns null.
    */
   stopAccepting?(): void;
-  /** The columns rows are read from (SQL sources), for the dry run's column mapping. */
-  describeColumns?(): { name: string; type: string; dbType: string; kind: string; nullable: boolean }[] | undefined;
+  /**
+   * The table rows are read from (SQL sources), for the dry run's column mapping and typed table
+   * creation; `profile` asks for what the data holds where types are not enforced (a dry run).
+   */
+  describeTable?(profile?: boolean): Promise<DescribedTable | undefined>;
   /** Called once the whole route is ready (sink open): a listener starts answering only then. */
   start?(): void;
   /** Lets a request-reply source answer straight from the sink (inline_response_fast_path). */
@@ -87,6 +110,8 @@ export interface Source {
   requestStats?(): { requests: number; statuses: Record<string, number> };
   /** Bytes of WAL the replication slot holds back (change capture), when known. */
   slotLagBytes?(): number | undefined;
+  /** True while everything there is has been read and the source waits for more (the view says "caught up"). */
+  caughtUp?(): boolean;
   /** Where the persisted position stands ("to-lake in table bridge_cursors_events = 42"), if any. */
   checkpoint?(): string | undefined;
   /** Whether the source persists its position (cursor_id, deletes): sinks then sync each batch. */
@@ -102,6 +127,10 @@ export interface SinkContext {
   dryRun: boolean;
   /** Counts payload fields the sink had no place for (columns=auto without extra_column). */
   countDropped(n: number): void;
+  /** Counts values written through a documented lossy conversion (the dry run's LOSSY mappings). */
+  countLossy?(n: number): void;
+  /** The source's table, when it has one (SQL sources): a sink may create a typed table from it. */
+  sourceTable?: DescribedTable | undefined;
 }
 
 /** A reply to one message (lookup answers, HTTP responses); undefined when the sink has nothing to say. */
@@ -121,11 +150,16 @@ export interface Sink {
    * than 1: an upsert written out of order could keep an older value.
    */
   readonly concurrency?: number;
+  /**
+   * Of messages whose write failed, how many the sink delivered anyway (an HTTP sink sends each
+   * message on its own): the summary counts what reached the sink.
+   */
+  deliveredOf?(messages: Message[]): number;
   /** True when the sink answers each message (lookup_query): request-reply sources may call it inline. */
   readonly answers?: boolean;
   close(): Promise<void>;
   plan?(): Promise<PlanItem[]>;
   poolStats?(): PoolStats | undefined;
   /** Dry run: how the source's columns map onto the sink (columns=auto). */
-  planMapping?(columns: { name: string; type: string; dbType: string; kind: string; nullable: boolean }[]): PlanItem[];
+  planMapping?(columns: DescribedColumn[]): PlanItem[];
 }

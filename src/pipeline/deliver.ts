@@ -1,3 +1,4 @@
+import { redact } from '../config/redact.js';
 import { BridgeError, isBridgeError, rejectedError } from '../core/errors.js';
 import { Message } from '../core/message.js';
 import type { Reply, Sink } from '../core/route.js';
@@ -16,12 +17,14 @@ export interface DeliverOptions {
 }
 
 interface IsolateOptions extends DeliverOptions {
-  counter: { dead: number };
+  /** Messages dead-lettered, and messages written, while isolating. */
+  counter: { dead: number; written: number };
 }
 
 /** The message as it goes to the dead-letter endpoint: same id, the sink's error in metadata. */
 function deadLetterOf(m: Message, error: Error): Message {
-  const out = new Message(m.payload, { ...m.metadata, 'bridge.error': error.message, 'bridge.error_kind': 'rejected' }, undefined, m.id);
+  // A peer may echo request headers (credentials) in its error text: scrubbed before it is stored.
+  const out = new Message(m.payload, { ...m.metadata, 'bridge.error': redact(error.message), 'bridge.error_kind': 'rejected' }, undefined, m.id);
   out.isJson = m.isJson;
   return out;
 }
@@ -33,15 +36,24 @@ function deadLetterOf(m: Message, error: Error): Message {
  * (nothing kept) and the error names it.
  */
 export async function deliver(messages: Message[], o: DeliverOptions): Promise<{ replies: Reply[] | void; dead: number }> {
+  if (messages.length === 0) return { replies: [], dead: 0 };
   try {
     return { replies: await withRetry(() => o.sink.write(messages), o.retry), dead: 0 };
   } catch (e) {
     if (!isRejected(e)) throw e;
     if (o.deadLetter || o.rejectTo) {
-      const counter = { dead: 0 };
-      const replies = await isolate(messages, e, { ...o, counter });
-      return { replies, dead: counter.dead };
+      const counter = { dead: 0, written: 0 };
+      try {
+        const replies = await isolate(messages, e, { ...o, counter });
+        return { replies, dead: counter.dead };
+      } catch (failure) {
+        // Parts of the batch were committed before the failure: the summary counts what was written.
+        o.stats.rowsWritten += counter.written;
+        throw failure;
+      }
     }
+    // Parts of a batch an HTTP sink delivered before one message was refused: counted, as committed.
+    o.stats.rowsWritten += o.sink.deliveredOf?.(messages) ?? 0;
     if (e.messageId === undefined && o.sink.locate) {
       const found = await o.sink.locate(messages).catch(() => undefined);
       if (found) {
@@ -56,6 +68,7 @@ export async function deliver(messages: Message[], o: DeliverOptions): Promise<{
 async function tryWrite(messages: Message[], o: IsolateOptions): Promise<Reply[]> {
   try {
     const r = await withRetry(() => o.sink.write(messages), o.retry);
+    o.counter.written += messages.length;
     return r ?? new Array<Reply>(messages.length);
   } catch (e) {
     if (!isRejected(e)) throw e;

@@ -1,5 +1,5 @@
 import { isRetryable } from '../core/errors.js';
-import { backoffMs, sleep } from './sleep.js';
+import { backoffMs, sleep } from '../core/wakeup.js';
 
 export interface RetryPolicy {
   /** Attempts after the first; Infinity for tail and serve. */

@@ -1,4 +1,4 @@
-import { isRetryable } from '../core/errors.js';
+import { BridgeError, isRetryable } from '../core/errors.js';
 import type { Message } from '../core/message.js';
 import type { Reply, RunMode, Sink, Source, SourceBatch } from '../core/route.js';
 import type { StatsHub } from '../stats/hub.js';
@@ -77,7 +77,8 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
         const batch = await withRetry(() => source.next(want, readSignal), retryPolicy(readSignal));
         if (stats.state === 'retrying') stats.setState('running');
         if (!batch) break;
-        if (batch.messages.length === 0) {
+        // An empty batch still moves a position (a cursor's frontier): it is acknowledged in order, after the writes before it.
+        if (batch.messages.length === 0 && queue.length === 0 && !source.durablePosition) {
           await batch.ack();
           continue;
         }
@@ -123,7 +124,7 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
     const delivered = batch.messages.length - r.dead;
     written += delivered;
     stats.rowsWritten += delivered;
-    stats.batches++;
+    if (batch.messages.length) stats.batches++;
     for (const m of batch.messages) stats.bytesWritten += m.byteLength;
     acks = acks.then(async () => {
       if (ackError !== undefined) return;
@@ -146,6 +147,7 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
       while (flights.length && flights[0]!.finished) {
         const f = flights.shift()!;
         if (!(await settle(f))) queue.unshift(f.batch);
+        stats.inFlight = queue.length + flights.length;
       }
       if (queue.length === 0 && !readerDone) {
         await Promise.race([new Promise<void>((r) => (wake = r)), ...(flights.length ? [flights[0]!.done] : [])]);
@@ -191,6 +193,6 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
     stats.inFlight = 0;
   }
   const failure = writerError ?? ackError ?? readerError;
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) throw failure instanceof BridgeError ? failure.on(failure === readerError ? 'source' : 'sink') : failure;
   return { rows: written, stopped: o.stop.aborted };
 }

@@ -20,6 +20,8 @@ export interface StatsSnapshot {
   retries: number;
   deadLettered: number;
   dropped: number;
+  /** Values written through a documented lossy conversion. */
+  lossy: number;
   position: string | undefined;
   checkpoint: string | undefined;
   estimatedRows: number | null;
@@ -28,6 +30,14 @@ export interface StatsSnapshot {
   slotLagBytes: number | undefined;
   requests: { requests: number; statuses: Record<string, number> } | undefined;
   lastError: string | undefined;
+  /** The source has read everything there is and waits for more (tail). */
+  caughtUp: boolean;
+}
+
+/** A percentage is shown only while the estimate means something: before it is passed, and not once a tail waits for new rows. */
+export function progressRatio(s: StatsSnapshot): number | undefined {
+  if (!s.estimatedRows || s.caughtUp || s.rowsWritten > s.estimatedRows) return undefined;
+  return s.rowsWritten / s.estimatedRows;
 }
 
 export interface HubEvents {
@@ -55,6 +65,7 @@ export class StatsHub extends EventEmitter<HubEvents> {
   retries = 0;
   deadLettered = 0;
   dropped = 0;
+  lossy = 0;
   position: string | undefined;
   checkpoint: string | undefined;
   estimatedRows: number | null = null;
@@ -63,6 +74,7 @@ export class StatsHub extends EventEmitter<HubEvents> {
   sinkPool: (() => PoolStats | undefined) | undefined;
   slotLag: (() => number | undefined) | undefined;
   requestStats: (() => { requests: number; statuses: Record<string, number> } | undefined) | undefined;
+  sourceCaughtUp: (() => boolean | undefined) | undefined;
 
   setState(state: RouteState): void {
     if (this.state === state) return;
@@ -95,6 +107,7 @@ export class StatsHub extends EventEmitter<HubEvents> {
       retries: this.retries,
       deadLettered: this.deadLettered,
       dropped: this.dropped,
+      lossy: this.lossy,
       position: this.position,
       checkpoint: this.checkpoint,
       estimatedRows: this.estimatedRows,
@@ -103,6 +116,7 @@ export class StatsHub extends EventEmitter<HubEvents> {
       slotLagBytes: this.slotLag?.(),
       requests: this.requestStats?.(),
       lastError: this.lastError,
+      caughtUp: this.state === 'running' && this.inFlight === 0 && this.sourceCaughtUp?.() === true,
     };
   }
 }

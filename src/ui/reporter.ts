@@ -1,5 +1,5 @@
 import { redact } from '../config/redact.js';
-import type { StatsHub, StatsSnapshot } from '../stats/hub.js';
+import { progressRatio, type StatsHub, type StatsSnapshot } from '../stats/hub.js';
 import { bytes, duration, elapsedMs, num, pool, rate } from './format.js';
 
 export type ProgressMode = 'auto' | 'tty' | 'plain' | 'json' | 'none' | 'bar';
@@ -54,7 +54,9 @@ export class PlainReporter implements Reporter {
     this.lastRows = s.rowsWritten;
     this.lastAt = s.now;
     const parts = [`${num(s.rowsWritten)} rows`, `${num(now)} rows/s (avg ${num(rate(s))})`, bytes(s.bytesWritten)];
-    if (s.estimatedRows) parts.push(`${Math.min(100, (100 * s.rowsWritten) / s.estimatedRows).toFixed(1)}% of ~${num(s.estimatedRows)}`);
+    const ratio = progressRatio(s);
+    if (ratio !== undefined) parts.push(`${(100 * ratio).toFixed(1)}% of ~${num(s.estimatedRows!)}`);
+    if (s.caughtUp) parts.push('caught up, waiting for new rows');
     if (s.position) parts.push(`at ${s.position}`);
     if (s.slotLagBytes !== undefined) parts.push(`slot lag ${bytes(s.slotLagBytes)}`);
     if (s.requests) parts.push(`${num(s.requests.requests)} requests (${Object.entries(s.requests.statuses).map(([k, v]) => `${k}: ${num(v)}`).join(', ') || 'none answered'})`);
@@ -85,7 +87,7 @@ export class PlainReporter implements Reporter {
     if (summary.dryRun && summary.ok) return write(`bridge ${s.command}: dry run: connected and planned; nothing was written`);
     const verb = summary.ok ? (summary.stopped ? 'stopped' : 'done') : 'failed';
     const moved = `${num(s.rowsWritten)} rows in ${duration(ms)} (${num(rate(s))} rows/s, ${bytes(s.bytesWritten)})`;
-    const extra = [s.retries ? `${s.retries} retries` : '', s.dropped ? `${num(s.dropped)} fields dropped` : '', s.deadLettered ? `${num(s.deadLettered)} dead-lettered` : '']
+    const extra = [s.retries ? `${s.retries} retries` : '', s.dropped ? `${num(s.dropped)} fields dropped` : '', s.lossy ? `${num(s.lossy)} values converted lossily` : '', s.deadLettered ? `${num(s.deadLettered)} dead-lettered` : '']
       .filter(Boolean)
       .join(', ');
     write(`bridge ${s.command}: ${verb}: ${moved}${extra ? `, ${extra}` : ''}${s.position ? `; last position ${s.position}` : ''}${checkpointText(s)}`);
@@ -117,10 +119,12 @@ export class JsonReporter implements Reporter {
       position: s.position ?? null,
       checkpoint: s.checkpoint ?? null,
       estimated_rows: s.estimatedRows,
+      caught_up: s.caughtUp,
       in_flight: s.inFlight,
       retries: s.retries,
       dead_lettered: s.deadLettered,
       dropped_fields: s.dropped,
+      lossy_values: s.lossy,
       slot_lag_bytes: s.slotLagBytes ?? null,
       requests: s.requests ?? null,
       source_pool: s.sourcePool ?? null,

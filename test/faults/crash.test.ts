@@ -98,7 +98,10 @@ describe('SIGKILL at random moments, then restart', () => {
           record({ scenario: `crash ${from} → ${to} ${v.mode}${v.key ? ' key' : ''}`, runs: kills, lost, duplicates, outcome: lost === 0 ? 'every row delivered' : 'ROWS LOST' });
           expect(lost).toBe(0);
           if (v.key) expect(duplicates).toBe(0);
-          else expect(duplicates).toBeLessThanOrEqual(kills * BATCH);
+          // A kill re-delivers the batch in flight and what was read above the saved frontier (cursor paging
+          // waits for the transactions open at each read). MySQL/MariaDB list transactions from a cache
+          // refreshed every 100 ms: about 0.15 s of reading, several batches of a fast copy.
+          else expect(duplicates).toBeLessThanOrEqual(kills * BATCH * (from === 'mariadb' ? 10 : 2));
           expect(runs).toBeGreaterThan(kills);
         });
     }

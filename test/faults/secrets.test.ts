@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridge, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
+import { bridge, ROOT, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
 import { MYSQL_URL, PG_URL, postgres, type TestDb } from '../helpers/databases.js';
 import { record } from './report.js';
 
@@ -48,6 +48,8 @@ const store = encodeURIComponent(`postgres://u:${S.store}@127.0.0.1:1/x`);
 const CASES: [string, string[]][] = [
   ['unreachable PostgreSQL, password in the URL', ['copy', `postgres://app:${S.url}@127.0.0.1:1/db?table=t`, '-']],
   ['password field', ['copy', `postgres://127.0.0.1:1/db?table=t&password=${S.field}`, '-']],
+  ['a misspelled secret key (pasword=)', ['copy', `postgres://127.0.0.1:1/db?table=t&pasword=${S.field}`, '-']],
+  ['a password with an unencoded / in the URL', ['copy', `postgres://app:${S.url}/7w@127.0.0.1:1/db?table=t`, '-']],
   ['MariaDB refusing the URL password', ['copy', `mysql://root:${S.url}@127.0.0.1:3306/test?table=t`, '-']],
   ['unreachable checkpoint store', ['copy', `${PG_URL}?table=t_sec&cursor_column=id&cursor_id=s1&checkpoint_store=${store}`, '-']],
   ['a rejected row, password in the sink URL', ['copy', `file://${fixture}`, `${PG_URL.replace('postgres@', `postgres:${S.url}@`)}?table=t_sec&columns=auto`]],
@@ -84,6 +86,48 @@ describe('secrets never appear in output', () => {
     await p;
     record({ scenario: 'secrets: process title and /proc/<pid>/cmdline of a running tail', runs: 1, lost: 0, duplicates: 0, outcome: 'no secret visible' });
   });
+});
+
+describe('a hostile peer: a Python http.server that echoes every request header in its errors', () => {
+  let peer: ChildProcess;
+  let peerUrl = '';
+  beforeAll(async () => {
+    const portFile = path.join(dir, 'peer.port');
+    peer = spawn('python3', [path.join(ROOT, 'test/helpers/echo-peer.py'), portFile], { stdio: 'ignore' });
+    const port = await waitFor(async () => (existsSync(portFile) ? readFileSync(portFile, 'utf8').trim() || undefined : undefined));
+    peerUrl = `http://127.0.0.1:${port}`;
+    await pg.exec("INSERT INTO t_sec VALUES (101, 'a'), (102, 'b'), (103, 'c') ON CONFLICT DO NOTHING");
+  });
+  afterAll(() => {
+    peer.kill();
+  });
+  // The Authorization header as the peer echoes it: the base64 form of the basic_auth password.
+  const b64 = Buffer.from(`svc:${S.basic}`).toString('base64');
+  const checkpoint = path.join(dir, `cp-${S.store}.json`);
+  for (const [name, route] of [
+    ['400 (rejected, dead-lettered)', '/fail'],
+    ['503 until retries run out', '/flaky'],
+  ])
+    it(`${name}: no password, Authorization, header value or checkpoint name in stderr, JSON lines or the dead-letter file`, async () => {
+      const dl = path.join(dir, `dl-${route.slice(1)}.ndjson`);
+      const outputs: string[] = [];
+      for (const progress of ['plain', 'json']) {
+        rmSync(dl, { force: true });
+        rmSync(checkpoint, { force: true });
+        const r = await bridge(
+          ['copy', `${PG_URL.replace('postgres@', `postgres:${S.url}@`)}?table=t_sec&cursor_column=id&cursor_id=peer&checkpoint_store=${encodeURIComponent(`file://${checkpoint}`)}`, `${peerUrl}${route}?basic_auth=${basic}&custom_headers=${headers}`, '--dead-letter', `file://${dl}`, '--max-retries', '1', '--progress', progress],
+          { env: { PGPASSWORD: S.field } },
+        );
+        outputs.push(r.stdout, r.stderr, existsSync(dl) ? readFileSync(dl, 'utf8') : '');
+        // Dead-lettered rejections end the run normally (decisions §8); retries running out do not.
+        if (route === '/fail') expect(r.exitCode, r.stderr).toBe(0);
+        else expect(r.exitCode).not.toBe(0);
+      }
+      const all = outputs.join('\n');
+      if (route === '/fail') expect(all).toContain('rejected; you sent'); // the peer's body did reach the output, scrubbed
+      for (const secret of [...ALL, b64, path.basename(checkpoint)]) expect(all).not.toContain(secret);
+      record({ scenario: `secrets: hostile peer echoing headers, ${name}`, runs: 2, lost: 0, duplicates: 0, outcome: 'no secret in stdout, stderr, JSON lines or dead letters' });
+    });
 });
 
 describe('SQL injection through identifiers', () => {

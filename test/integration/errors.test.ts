@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridge, lines, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
@@ -109,7 +109,27 @@ describe('connection failures exit 3 and never print a password', () => {
     });
     expect(args).not.toContain(SECRET);
     p.kill('SIGTERM');
-    expect((await p).exitCode).toBe(0);
+    const r = await p;
+    expect({ exitCode: r.exitCode, signal: r.signal }).toEqual({ exitCode: 0, signal: undefined });
+  });
+
+  it('a SIGTERM at any moment of start-up (ps already shows it) stops it cleanly: exit 0 and the stopped summary', async () => {
+    // Every 4 ms from the title on: while modules load, while signals are handed over, while connecting.
+    for (let i = 0; i < 25; i++) {
+      const p = spawnBridge(['tail', `${PG_URL}?table=t_err&cursor_column=id`, 'file:///dev/null', '--progress', 'none']);
+      await waitFor(async () => {
+        try {
+          return readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').startsWith('bridge');
+        } catch {
+          return false;
+        }
+      }, 10_000, 1);
+      await new Promise((r) => setTimeout(r, 4 * i));
+      p.kill('SIGTERM');
+      const r = await p;
+      expect({ exitCode: r.exitCode, signal: r.signal }).toEqual({ exitCode: 0, signal: undefined });
+      expect(r.stderr).toMatch(/^bridge: SIGTERM: stopping.*\nbridge tail: stopped: 0 rows in /);
+    }
   });
 });
 

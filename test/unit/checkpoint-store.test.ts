@@ -7,7 +7,12 @@ import { BridgeError } from '../../src/core/errors.js';
 
 /** Resolution of the forms that need no server (gs://, mongodb://, az://, s3://): which store, which place. */
 const db = { dialect: postgresKind.dialect } as unknown as Database;
-const resolve = (v: string | undefined) => resolveCheckpointStore(v, db, 'public.events');
+const described = (v: string | undefined) => resolveCheckpointStore(v, db, 'public.events');
+/** The place the store really uses (what is printed says only its kind: checkpoint_store is a secret). */
+const resolve = async (v: string | undefined) => {
+  const s = await described(v);
+  return (s as unknown as { inner?: { description: string } }).inner ?? s;
+};
 
 describe('checkpoint_store resolution (contract §4.2)', () => {
   it('object stores: bucket and prefix, default name bridge_cursors_<table>', async () => {
@@ -32,5 +37,12 @@ describe('checkpoint_store resolution (contract §4.2)', () => {
     await expect(resolve('bad;name')).rejects.toBeInstanceOf(BridgeError);
     await expect(resolve('ftp://x/y')).rejects.toThrow(/ftp:\/\/ form is not supported/);
     await expect(resolve('gs://key:secret@bucket/p')).rejects.toThrow(/credentials from the environment/);
+  });
+
+  it('what plans and summaries print names the kind of store, never its value', async () => {
+    expect((await described('gs://state/prod/cursors')).description).toBe('checkpoint_store (gs:// objects)');
+    expect((await described('mongodb://user:pw@mongo:27017/bridge/positions')).description).toBe('checkpoint_store (a MongoDB collection)');
+    expect((await described('positions')).description).toBe('checkpoint_store (a table in the source database)');
+    expect((await described(undefined)).description).toBe('table public.bridge_cursors_events in the source database');
   });
 });

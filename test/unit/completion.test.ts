@@ -4,33 +4,34 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../helpers/bridge.js';
 
-/** Runs bash's completion function on partial command lines, as bash would call it. */
-function complete(line: string): string[] {
-  const script = `
-source ${JSON.stringify(path.join(ROOT, 'completions/bridge.bash'))}
-COMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}
-cur="\${COMP_LINE##* }"
-read -ra COMP_WORDS <<< "$COMP_LINE"; [[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
-COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 ))
-COMP_WORDS[COMP_CWORD]="\${cur##*[=:&]}"
-_bridge
-printf '%s\\n' "\${COMPREPLY[@]}"`;
-  return execFileSync('bash', ['-c', script], { encoding: 'utf8' }).split('\n').filter(Boolean);
+/** Presses Tab in a real interactive bash (on a pseudo-terminal) with the generated completion loaded. */
+function tab(line: string): { offered: string[]; line: string } {
+  const out = execFileSync('python3', [path.join(ROOT, 'test/helpers/bash-tab.py'), path.join(ROOT, 'completions/bridge.bash'), line], { encoding: 'utf8', timeout: 20_000 });
+  return JSON.parse(out) as { offered: string[]; line: string };
 }
+const complete = (line: string): string[] => tab(line).offered;
 
 describe('bash completion', () => {
   it('subcommands, flags, schemes, ?field= names and enum values', () => {
     expect(complete('bridge co')).toEqual(['copy', 'connectors', 'completion']);
-    expect(complete('bridge tail --cursor')).toEqual(['--cursor-column', '--cursor-id']);
+    expect(complete('bridge tail --cursor')).toEqual(['--cursor-column', '--cursor-id', '--cursor-lag-ms']);
     expect(complete('bridge copy my')).toEqual(['mysql://']);
-    // bash breaks words at ':' '=' '&': the function offers only what follows the break.
-    expect(complete('bridge copy postgres://h/db?table=x&cursor_c')).toEqual(['cursor_column=']);
-    expect(complete('bridge copy postgres://h/db?table=x&timestamps=r')).toEqual(['rfc3339']);
+    // Unquoted, bash breaks words at ':' and '=': the function offers only what follows the break.
+    expect(complete('bridge copy postgres://h/db?cursor_c')).toEqual(['//h/db?cursor_column=']);
     expect(complete('bridge copy https://api.example.com/in?compre').sort()).toEqual(
       ['compression=', 'compression_enabled=', 'compression_threshold_bytes='].map((f) => `//api.example.com/in?${f}`),
     );
     expect(complete('bridge copy --progress j')).toEqual(['json']);
     expect(complete('bridge serve 0.0.0.0:8080 - --src-opt server_protocol=h')).toEqual(['http1_only', 'http2_only']);
+  });
+
+  // Every URL with '&' must be quoted; completion used to offer nothing or not complete there.
+  it('completes inside a leading single quote, as URLs with & are typed', () => {
+    expect(tab("bridge copy 'postgres://x/db?ta")).toEqual({ offered: ['postgres://x/db?table='], line: "bridge copy 'postgres://x/db?table='" });
+    expect(tab("bridge copy 'sqlite://a.db?table=t&auto").line).toBe("bridge copy 'sqlite://a.db?table=t&auto_create_table='");
+    expect(tab("bridge copy 'postgres://h/db?table=x&timestamps=r").line).toBe("bridge copy 'postgres://h/db?table=x&timestamps=rfc3339' ");
+    expect(tab('bridge copy "postgres://h/db?table=x&cursor_c').offered).toEqual(['postgres://h/db?table=x&cursor_column=']);
+    expect(tab("bridge copy 'my").offered).toEqual(['mysql://']);
   });
 
   it('the files in completions/ are what `bridge completion` prints', () => {

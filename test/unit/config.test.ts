@@ -42,13 +42,11 @@ describe('endpoint URLs', () => {
     expect(resolve('sqlite::memory:?table=t').file).toBe(':memory:');
   });
 
-  it('passes unknown keys to the driver, warning when one is a typo of a field', () => {
-    const ep = resolve('postgres://db/app?table=t&cursor_colum=id&application_name=x');
-    expect(ep.passthrough).toEqual([
-      ['cursor_colum', 'id'],
-      ['application_name', 'x'],
-    ]);
-    expect(ep.warnings).toEqual(['query key "cursor_colum" is not a field, so it is passed to the driver; did you mean cursor_column?']);
+  it('passes unknown keys to the driver, but a typo of a field is a config error (in cron it would re-copy everything)', () => {
+    const ep = resolve('postgres://db/app?table=t&application_name=x');
+    expect(ep.passthrough).toEqual([['application_name', 'x']]);
+    expect(ep.warnings).toEqual([]);
+    expect(configErrorOf(() => resolve('postgres://db/app?table=t&cursor_colum=id'))).toMatch(/cursor_colum is not a field of the postgres source \(did you mean cursor_column\?\)/);
   });
 
   it('flags override the query and are checked like it', () => {

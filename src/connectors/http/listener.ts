@@ -28,6 +28,9 @@ const h1Timeouts = (streaming: boolean): http.ServerOptions => ({ headersTimeout
 
 export interface Listener {
   server: net.Server;
+  /** Stops taking connections and closes idle ones; requests in flight are answered, their connections then close. */
+  stop(): void;
+  /** Closes everything at once. */
   close(): Promise<void>;
 }
 
@@ -87,9 +90,24 @@ export function createListener(handler: Handler, protocol: Protocol, tls: TlsCon
     });
   }
   // Idle HTTP/2 sessions are closed after a minute.
-  for (const srv of [server, ...extra]) if (!('headersTimeout' in srv)) srv.on('session', (session: http2.ServerHttp2Session) => session.setTimeout(60_000, () => session.close()));
+  const sessions = new Set<http2.ServerHttp2Session>();
+  for (const srv of [server, ...extra])
+    if (!('headersTimeout' in srv))
+      srv.on('session', (session: http2.ServerHttp2Session) => {
+        sessions.add(session);
+        session.on('close', () => sessions.delete(session));
+        session.setTimeout(60_000, () => session.close());
+      });
   return {
     server,
+    stop: () => {
+      server.close();
+      for (const s of extra) s.close();
+      // HTTP/1.1: idle keep-alive connections close now, busy ones after their response (Connection: close).
+      for (const s of [server, ...extra]) (s as Partial<http.Server>).closeIdleConnections?.();
+      // HTTP/2: GOAWAY lets the streams in flight finish.
+      for (const session of sessions) session.close();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Endpoint } from '../../config/endpoint.js';
 import { resolveEndpoint } from '../../config/endpoint.js';
 import type { TlsConfig } from '../../config/tls-spec.js';
@@ -7,6 +6,7 @@ import { formatId, newId } from '../../core/ids.js';
 import { Message } from '../../core/message.js';
 import type { PlanItem, Reply, Sink, SinkContext } from '../../core/route.js';
 import { ItemSplitter, streamFormat } from './body.js';
+import { checkCustomHeaders, clientTls } from './client-options.js';
 import { compress, type Codec } from './codecs.js';
 
 type Undici = typeof import('undici');
@@ -60,34 +60,13 @@ export class HttpSink implements Sink {
       this.auth = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
     }
     this.codec = this.f.compression && this.f.compression !== 'none' ? this.f.compression : this.f.compression_enabled ? 'gzip' : undefined;
-  }
-
-  private tlsOptions(warn: (s: string) => void): Record<string, unknown> {
-    const t = this.f.tls;
-    if (!t) return {};
-    const read = (p: string | undefined, what: string): Buffer | undefined => {
-      if (!p) return undefined;
-      try {
-        return readFileSync(p);
-      } catch (e) {
-        throw configError(`tls.${what} cannot be read: ${(e as Error).message}`);
-      }
-    };
-    if (t.accept_invalid_certs) warn('tls.accept_invalid_certs is set: the server certificate is not verified (insecure)');
-    const out: Record<string, unknown> = { rejectUnauthorized: !t.accept_invalid_certs };
-    const ca = read(t.ca_file, 'ca_file');
-    const cert = read(t.cert_file, 'cert_file');
-    const key = read(t.key_file, 'key_file');
-    if (ca) out.ca = ca;
-    if (cert) out.cert = cert;
-    if (key) out.key = key;
-    if (t.cert_password) out.passphrase = t.cert_password;
-    return out;
+    checkCustomHeaders(this.f.custom_headers);
   }
 
   async open(ctx: SinkContext): Promise<void> {
+    if (this.codec === 'lz4') ctx.warn('compression=lz4 is not an HTTP content coding: only another bridge (or a server that knows LZ4 frames) can read these bodies');
     this.undici = await import('undici');
-    const connect = { keepAlive: true, keepAliveInitialDelay: this.f.tcp_keepalive_ms, ...this.tlsOptions(ctx.warn) };
+    const connect = { keepAlive: true, keepAliveInitialDelay: this.f.tcp_keepalive_ms, ...clientTls(this.f.tls, ctx.warn) };
     const opts = { keepAliveTimeout: this.f.pool_idle_timeout_ms, connections: this.f.batch_concurrency, connect };
     this.agentKey = JSON.stringify([new URL(this.ep.url!.base).origin, opts.keepAliveTimeout, opts.connections, this.f.tcp_keepalive_ms, this.f.tls ?? null]);
     const existing = this.f.shared ? agents.get(this.agentKey) : undefined;
@@ -142,6 +121,10 @@ export class HttpSink implements Sink {
     if (rejected) throw rejected.error;
     if (failures.length) throw failures[0]!.error;
     return replies;
+  }
+
+  deliveredOf(messages: Message[]): number {
+    return messages.filter((m) => this.delivered.has(m)).length;
   }
 
   private async send(m: Message): Promise<Reply> {

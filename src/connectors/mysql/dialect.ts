@@ -1,4 +1,5 @@
-import { Dialect } from '../sql/dialect.js';
+import { MysqlBinder } from './bind.js';
+import { Dialect, type TransactionListing } from '../sql/dialect.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type LogicalType, type SqlConnection, type TableInfo } from '../sql/types.js';
 
 /** information_schema type → logical type. */
@@ -46,7 +47,73 @@ function mysqlType(dataType: string, columnType: string): LogicalType {
   }
 }
 
+const INT_BITS: Record<string, number> = { tinyint: 8, smallint: 16, mediumint: 24, int: 32, integer: 32, bigint: 64 };
+const TEXT_BYTES: Record<string, number> = { tinytext: 255, text: 65535, mediumtext: 16777215, longtext: 4294967295, tinyblob: 255, blob: 65535, mediumblob: 16777215, longblob: 4294967295 };
+
+/** Ranges, digits and lengths a column keeps, from information_schema (`bigint(20) unsigned`, `decimal(65,30)`, `enum('a','b')`). */
+export function mysqlAttributes(dataType: string, columnType: string, charLength: unknown, precision: unknown, scale: unknown, fraction: unknown): Partial<ColumnInfo> {
+  const out: Partial<ColumnInfo> = {};
+  const bits = INT_BITS[dataType];
+  if (bits) {
+    const unsigned = /unsigned/.test(columnType);
+    const span = 2n ** BigInt(bits);
+    out.min = unsigned ? '0' : String(-(span / 2n));
+    out.max = String(unsigned ? span - 1n : span / 2n - 1n);
+    if (dataType === 'tinyint' && /^tinyint\(1\)/.test(columnType)) out.variant = 'tinybool';
+  }
+  switch (dataType) {
+    case 'decimal':
+    case 'numeric':
+      out.precision = Number(precision);
+      out.scale = Number(scale ?? 0);
+      break;
+    case 'float':
+      out.floatBits = 24;
+      break;
+    case 'double':
+    case 'real':
+      out.floatBits = 53;
+      break;
+    case 'varchar':
+    case 'char':
+    case 'varbinary':
+    case 'binary':
+      if (charLength !== null && charLength !== undefined) out.maxLength = Number(charLength);
+      break;
+    case 'year':
+      Object.assign(out, { variant: 'year', min: '0', max: '2155' });
+      break;
+    case 'bit': {
+      const n = Number(/\((\d+)\)/.exec(columnType)?.[1] ?? 1);
+      out.maxLength = n;
+      if (n > 1) out.variant = 'bit';
+      break;
+    }
+    case 'enum':
+    case 'set':
+      out.variant = dataType;
+      out.labels = [...columnType.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1]!.replace(/''/g, "'").replace(/\\\\/g, '\\'));
+      break;
+    case 'time':
+      out.variant = 'duration';
+      out.fraction = Number(fraction ?? 0);
+      break;
+    case 'datetime':
+    case 'timestamp':
+      out.fraction = Number(fraction ?? 0);
+      if (dataType === 'timestamp') out.variant = 'instant';
+      break;
+    default:
+      // LONGTEXT/LONGBLOB (4 GiB) are limited by max_allowed_packet long before: no limit worth checking.
+      if (TEXT_BYTES[dataType] !== undefined && TEXT_BYTES[dataType]! < 2 ** 32 - 1) out.maxBytes = TEXT_BYTES[dataType];
+  }
+  return out;
+}
+
+let listings = 0;
+
 export class MysqlDialect extends Dialect {
+  override readonly binder = new MysqlBinder();
   readonly maxParams = 65535;
   readonly maxIdentLength = 64;
   override readonly begin = 'START TRANSACTION';
@@ -72,6 +139,12 @@ export class MysqlDialect extends Dialect {
     return 'CAST(? AS DECIMAL(65,30))';
   }
 
+  /** FLOAT is read as DOUBLE: the text protocol prints only 6 significant digits of a FLOAT. */
+  override selectList(info: TableInfo): string {
+    if (!info.columns.some((c) => c.floatBits === 24)) return '*';
+    return info.columns.map((c) => (c.floatBits === 24 ? `CAST(${this.quote(c.name)} AS DOUBLE) AS ${this.quote(c.name)}` : this.quote(c.name))).join(', ');
+  }
+
   /** MySQL's optimiser handles the expanded form of a row comparison better than `(a,b) > (?,?)`. */
   override readonly expandRowComparison = true;
 
@@ -83,7 +156,7 @@ export class MysqlDialect extends Dialect {
     const schema = this.schemaOf(table) ?? null;
     const name = this.baseName(table);
     const cols = await conn.query(
-      `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, NUMERIC_SCALE FROM information_schema.COLUMNS
+      `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, NUMERIC_SCALE, CHARACTER_MAXIMUM_LENGTH, NUMERIC_PRECISION, DATETIME_PRECISION FROM information_schema.COLUMNS
         WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
       [schema, name],
     );
@@ -102,13 +175,18 @@ export class MysqlDialect extends Dialect {
     } catch {
       /* MySQL's CHECK_CONSTRAINTS has no TABLE_NAME; its JSON columns are typed anyway */
     }
-    const columns: ColumnInfo[] = cols.rows.map(([n, dt, ct, nullable, scale]) => ({
-      name: String(n),
-      type: jsonCols.has(String(n)) ? 'json' : mysqlType(String(dt).toLowerCase(), String(ct).toLowerCase()),
-      dbType: String(ct),
-      nullable: nullable === 'YES',
-      ...(scale === null || scale === undefined ? {} : { scale: Number(scale) }),
-    }));
+    const columns: ColumnInfo[] = cols.rows.map(([n, dt, ct, nullable, scale, chars, prec, frac]) => {
+      const json = jsonCols.has(String(n));
+      const dataType = String(dt).toLowerCase();
+      return {
+        name: String(n),
+        type: json ? 'json' : mysqlType(dataType, String(ct).toLowerCase()),
+        dbType: String(ct),
+        nullable: nullable === 'YES',
+        ...(scale === null || scale === undefined ? {} : { scale: Number(scale) }),
+        ...(json ? {} : mysqlAttributes(dataType, String(ct).toLowerCase(), chars, prec, scale, frac)),
+      };
+    });
     const idx = await conn.query(
       `SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS
         WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND NON_UNIQUE = 0 ORDER BY INDEX_NAME, SEQ_IN_INDEX`,
@@ -124,11 +202,105 @@ export class MysqlDialect extends Dialect {
     return ` ON DUPLICATE KEY UPDATE ${set.map((c) => `${this.quote(c)} = VALUES(${this.quote(c)})`).join(', ')}`;
   }
 
+  override readonly tracksTransactions = true;
+  /** INNODB_TRX is a cache InnoDB refreshes only when it was not read for 100 ms. */
+  override readonly transactionListIntervalMs = 120;
+
+  /**
+   * What other sessions have open (needs PROCESS): InnoDB transactions (information_schema.INNODB_TRX)
+   * and running statements (PROCESSLIST). A transaction that has written has a unique id
+   * (`id:<trx_id>`); one that has not shows an id made from its memory address, so it is named by
+   * session and start second (`s:<thread>:<started>`; a later transaction of that session in the same
+   * second matches it too: slower, never wrong). A running statement (`q:<thread>:<query id>`) is
+   * listed for time cursors (`clock`), because NOW() is taken when a statement starts, before InnoDB
+   * starts its transaction: once the statement is over, the wait moves to the transaction its session
+   * has open since that second (so such cursors wait about a second longer under steady writes). An
+   * AUTO_INCREMENT value is drawn after InnoDB started the transaction: integer cursors need no more.
+   *
+   * INNODB_TRX is a cache refreshed only when nobody read it for 100 ms: this connection opens a
+   * transaction and marks its query with a nonce, and the list counts only if that query is in it.
+   */
+  override async openTransactions(conn: SqlConnection, clock = false, own: string[] = []): Promise<TransactionListing | undefined> {
+    const nonce = `bridge-${process.pid}-${++listings}`;
+    await conn.query('START TRANSACTION WITH CONSISTENT SNAPSHOT');
+    try {
+      const trx = await conn.query(
+        `SELECT /* ${nonce} */ trx_id, trx_mysql_thread_id, trx_started, trx_query, trx_mysql_thread_id = CONNECTION_ID(), UNIX_TIMESTAMP(trx_started) FROM information_schema.INNODB_TRX`,
+      );
+      const open = new Set<string>();
+      const sessions = new Map<string, { name: string; startedMs: number }[]>();
+      let fresh = false;
+      for (const [id, thread, started, query, mine, epoch] of trx.rows) {
+        if (Number(mine) === 1) {
+          fresh ||= String(query ?? '').includes(nonce);
+          continue;
+        }
+        if (own.includes(String(thread))) continue;
+        const session = `s:${String(thread)}:${String(started)}`;
+        // Ids of transactions that have not written are address-based, at or above 2^48.
+        const name = BigInt(String(id)) < 2n ** 48n ? `id:${String(id)}` : session;
+        open.add(name);
+        if (name !== session) open.add(`~${session}`);
+        sessions.set(String(thread), [...(sessions.get(String(thread)) ?? []), { name, startedMs: Number(epoch) * 1000 }]);
+      }
+      if (!fresh) return undefined;
+      if (!clock) return { open, sessions };
+      const running = await conn.query(`SELECT ID, ${this.queryIdColumn} FROM information_schema.PROCESSLIST WHERE COMMAND IN ('Query', 'Execute') AND ID <> CONNECTION_ID()`);
+      for (const [thread, query] of running.rows) if (!own.includes(String(thread))) open.add(`q:${String(thread)}:${String(query)}`);
+      return { open, sessions };
+    } finally {
+      await conn.query('COMMIT');
+    }
+  }
+
+  /** MariaDB numbers every statement (QUERY_ID); MySQL does not, so its statement text stands in. */
+  private get queryIdColumn(): string {
+    return this.kind === 'mariadb' ? 'QUERY_ID' : 'MD5(COALESCE(INFO, TIME))';
+  }
+
+  /** A statement that has ended hands its wait to the transaction its session has open since that second. */
+  override stillOpen(member: string, now: TransactionListing, notedAt: number): string | undefined {
+    if (!member.startsWith('q:')) return super.stillOpen(member, now, notedAt);
+    if (now.open.has(member)) return member;
+    const thread = member.split(':')[1]!;
+    const since = Math.floor(notedAt / 1000) * 1000;
+    return now.sessions?.get(thread)?.find((t) => t.startedMs >= since)?.name;
+  }
+
+  override async transactionBlindness(conn: SqlConnection): Promise<string | undefined> {
+    try {
+      await conn.query('SELECT COUNT(*) FROM information_schema.INNODB_TRX');
+      return undefined;
+    } catch (e) {
+      return `it cannot read information_schema.INNODB_TRX (${(e as Error).message}): GRANT PROCESS ON *.* TO <user>`;
+    }
+  }
+
   /** information_schema.TABLES.TABLE_ROWS (InnoDB's estimate). */
   override async estimateRows(conn: SqlConnection, table: string): Promise<number> {
     const r = await conn.query('SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?', [this.schemaOf(table) ?? null, this.baseName(table)]);
     const n = r.rows[0]?.[0];
     return n === null || n === undefined ? super.estimateRows(conn, table) : Number(n);
+  }
+
+  describeType(name: string, definition: string): ColumnInfo {
+    const ct = definition.toLowerCase();
+    const dataType = /^[a-z]+/.exec(ct)![0];
+    const n = /\((\d+)(?:,(\d+))?\)/.exec(ct);
+    const args = dataType === 'decimal' ? [null, n?.[1], n?.[2] ?? 0, null] : /char|binary/.test(dataType) ? [n?.[1], null, null, null] : [null, null, null, n?.[1] ?? 0];
+    return { name, type: ct === 'json' ? 'json' : mysqlType(dataType, ct), dbType: definition, nullable: true, ...mysqlAttributes(dataType, ct, args[0], args[1], args[2], args[3]) };
+  }
+
+  /** Keys cannot be TEXT/BLOB without a prefix: key columns get the longest VARCHAR/VARBINARY an index takes. */
+  columnType(_name: string, src: ColumnInfo, srcUntyped: boolean, inKey = false): string {
+    const t = mysqlColumnType(src, srcUntyped);
+    if (inKey && t === 'LONGTEXT') return 'VARCHAR(768)';
+    if (inKey && t === 'LONGBLOB') return 'VARBINARY(3072)';
+    return t;
+  }
+
+  override createTable(table: string, defs: string[]): string[] {
+    return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (${defs.join(', ')}) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`];
   }
 
   createQueueTable(table: string): string[] {
@@ -149,5 +321,60 @@ export class MysqlDialect extends Dialect {
   upsertCheckpoint(table: string): string {
     return `INSERT INTO ${this.table(table)} (cursor_id, last_value, updated_at) VALUES (?, ?, CURRENT_TIMESTAMP(6))
             ON DUPLICATE KEY UPDATE last_value = VALUES(last_value), updated_at = VALUES(updated_at)`;
+  }
+}
+
+const INT_TYPES: [string, bigint, bigint][] = [
+  ['TINYINT', -128n, 127n],
+  ['SMALLINT', -32768n, 32767n],
+  ['MEDIUMINT', -8388608n, 8388607n],
+  ['INT', -2147483648n, 2147483647n],
+  ['BIGINT', -(2n ** 63n), 2n ** 63n - 1n],
+];
+
+/** The smallest MySQL integer type holding [min, max] (UNSIGNED when that is what fits). */
+function integerType(min: bigint, max: bigint): string {
+  for (const [name, lo, hi] of INT_TYPES) {
+    if (min >= lo && max <= hi) return name;
+    if (min >= 0n && max <= hi * 2n + 1n) return `${name} UNSIGNED`;
+  }
+  return `DECIMAL(${String(max).length},0)`;
+}
+
+const enumList = (labels: string[]): string => labels.map((l) => `'${l.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`).join(',');
+
+/** MySQL/MariaDB type that keeps the values of a column of any kind (see Dialect.columnType). */
+export function mysqlColumnType(src: ColumnInfo, srcUntyped: boolean): string {
+  const frac = Math.min(src.fraction ?? 6, 6);
+  switch (src.type) {
+    case 'bool':
+      return 'TINYINT(1)';
+    case 'int':
+    case 'bigint':
+      if (src.variant === 'year') return 'YEAR';
+      return src.min !== undefined && src.max !== undefined ? integerType(BigInt(src.min), BigInt(src.max)) : 'BIGINT';
+    case 'decimal':
+      return src.precision !== undefined && !srcUntyped && src.precision <= 65 && (src.scale ?? 0) <= 30 ? `DECIMAL(${src.precision},${src.scale ?? 0})` : 'DECIMAL(65,30)';
+    case 'float':
+      // A DOUBLE holds every FLOAT exactly, and MySQL prints a FLOAT with 6 significant digits only.
+      return src.floatBits === 24 && srcUntyped === false && src.dbType.toLowerCase() === 'float' ? 'FLOAT' : 'DOUBLE';
+    case 'json':
+    case 'array':
+      return 'JSON';
+    case 'bytes':
+      if (src.variant === 'bit') return `BIT(${src.maxLength ?? 1})`;
+      return src.maxLength !== undefined && src.maxLength <= 65000 && !srcUntyped ? `VARBINARY(${src.maxLength})` : 'LONGBLOB';
+    case 'date':
+      return 'DATE';
+    case 'time':
+      return `TIME(${frac})`;
+    case 'timestamp':
+    case 'timestamptz':
+      return `DATETIME(${frac})`;
+    case 'uuid':
+      return 'CHAR(36)';
+    default:
+      if (src.labels && (src.variant === 'enum' || src.variant === 'set')) return `${src.variant.toUpperCase()}(${enumList(src.labels)})`;
+      return src.maxLength !== undefined && src.maxLength <= 16000 && !srcUntyped ? `VARCHAR(${src.maxLength})` : 'LONGTEXT';
   }
 }

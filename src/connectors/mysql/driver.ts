@@ -70,6 +70,10 @@ export class MysqlConnection implements SqlConnection {
   /** Set when the connection errored or ended (e.g. while idle in the pool). */
   dead = false;
 
+  get sessionId(): string {
+    return String(this.conn.threadId ?? '');
+  }
+
   constructor(readonly conn: MysqlConn) {
     conn.on('error', () => (this.dead = true));
     conn.on('end', () => (this.dead = true));
@@ -114,7 +118,23 @@ export function mysqlConfig(ep: Endpoint, warn: (s: string) => void): Record<str
 }
 
 const TRANSIENT = new Set(['PROTOCOL_CONNECTION_LOST', 'ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'ER_SERVER_SHUTDOWN', 'ER_CON_COUNT_ERROR', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CLIENT_INTERACTION_TIMEOUT', 'ER_NORMAL_SHUTDOWN']);
-const CONNECT = new Set(['ER_ACCESS_DENIED_ERROR', 'ER_BAD_DB_ERROR', 'ER_DBACCESS_DENIED_ERROR', 'ER_NOT_SUPPORTED_AUTH_MODE', 'HANDSHAKE_SSL_ERROR']);
+/** Errors about one value or row (the rest of a batch can go on): wrong value, truncated, missing, not JSON. */
+const VALUE_ERRORS = new Set([
+  'ER_INVALID_JSON_TEXT',
+  'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD',
+  'WARN_DATA_TRUNCATED',
+  'ER_TRUNCATED_WRONG_VALUE',
+  'ER_WARN_DATA_OUT_OF_RANGE',
+  'ER_DATA_TOO_LONG',
+  'ER_NO_DEFAULT_FOR_FIELD',
+  'ER_INVALID_CHARACTER_STRING',
+  'ER_WRONG_VALUE_FOR_TYPE',
+  'ER_ILLEGAL_VALUE_FOR_TYPE',
+  'ER_CANT_CREATE_GEOMETRY_OBJECT',
+  'ER_BAD_NULL_ERROR',
+  'ER_CONSTRAINT_FAILED',
+]);
+const CONNECT = new Set(['ER_ACCESS_DENIED_ERROR', 'ER_BAD_DB_ERROR', 'ER_DBACCESS_DENIED_ERROR', 'ER_NOT_SUPPORTED_AUTH_MODE', 'HANDSHAKE_SSL_ERROR', 'HANDSHAKE_NO_SSL_SUPPORT']);
 
 export function classifyMysql(e: unknown, connecting = false): BridgeError {
   const code = (e as { code?: string })?.code ?? '';
@@ -122,7 +142,7 @@ export function classifyMysql(e: unknown, connecting = false): BridgeError {
   let kind: ErrorKind = 'fatal';
   if (CONNECT.has(code) || isTlsError(e)) kind = 'connect';
   else if (isNetworkError(e) || TRANSIENT.has(code) || state.startsWith('08')) kind = connecting ? 'connect' : 'transient';
-  else if (state.startsWith('22') || state.startsWith('23') || code === 'ER_INVALID_JSON_TEXT' || code === 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD') kind = 'rejected';
+  else if (state.startsWith('22') || state.startsWith('23') || VALUE_ERRORS.has(code)) kind = 'rejected';
   return wrap(kind, e, connecting ? `cannot connect to ${code === 'ER_BAD_DB_ERROR' ? 'the database' : 'MySQL/MariaDB'}: ` : '');
 }
 
@@ -135,6 +155,9 @@ export function mysqlPoolFactory(ep: Endpoint, warn: (s: string) => void): PoolF
       try {
         conn = await mysql.createConnection(cfg);
         await conn.query("SET time_zone = '+00:00'");
+        // Strict: a value the column cannot hold is an error, never a silent truncation; 0 stays 0 in
+        // AUTO_INCREMENT columns (copies keep their keys).
+        await conn.query("SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,NO_AUTO_VALUE_ON_ZERO'");
         // READ COMMITTED: no gap locks, so leasing readers and deletes of confirmed rows do not deadlock.
         await conn.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
       } catch (e) {

@@ -32,11 +32,14 @@ export class NdjsonSink implements Sink {
   private fh: FileHandle | undefined;
   private durable = false;
   private chain: Promise<void> = Promise.resolve();
+  private warn: (s: string) => void = () => {};
+  private changesNoted = false;
 
   constructor(private readonly ep: Endpoint) {}
 
   async open(ctx: SinkContext): Promise<void> {
     this.durable = ctx.durable;
+    this.warn = ctx.warn;
     if (this.ep.stdio || ctx.dryRun) return;
     try {
       // A fresh copy rewrites the file; a run that resumes from a kept position (cursor_id, a queue,
@@ -57,6 +60,10 @@ export class NdjsonSink implements Sink {
   }
 
   private async writeNow(messages: Message[]): Promise<void> {
+    if (!this.changesNoted && this.ep.fields.format !== 'envelope' && messages[0]?.metadata?.['bridge.op']) {
+      this.changesNoted = true;
+      this.warn('change capture into plain NDJSON: the operation (insert/update/delete) is only in message metadata, which plain lines do not keep; add ?format=envelope');
+    }
     let out = '';
     if (this.ep.fields.format === 'envelope') for (const m of messages) out += toEnvelopeLine(m, toLine(m)) + '\n';
     else for (const m of messages) out += toLine(m) + '\n';

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Message } from '../../core/message.js';
 import type { PlanItem } from '../../core/route.js';
 import { ColumnsWriter, type Group } from '../sql/write-columns.js';
 import { copyIn, copyValue } from './copy-text.js';
@@ -27,10 +26,9 @@ export class PgColumnsWriter extends ColumnsWriter {
     return this.key ? 1 : 2;
   }
 
-  override async write(messages: Message[]): Promise<void> {
+  protected override async load(groups: Group[]): Promise<void> {
     // COPY costs extra round trips: small batches (a busy listener's) go faster as INSERTs.
-    if (messages.length < COPY_FROM) return super.write(messages);
-    const groups = this.groups(messages);
+    if (groups.reduce((n, g) => n + g.rows.length, 0) < COPY_FROM) return super.load(groups);
     if (groups.length === 0) return;
     const d = this.db.dialect;
     const table = d.table(this.o.table);

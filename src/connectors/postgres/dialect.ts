@@ -1,11 +1,30 @@
-import { Dialect } from '../sql/dialect.js';
+import { PgBinder } from './bind.js';
+import { Dialect, type TransactionListing } from '../sql/dialect.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type SqlConnection, type TableInfo } from '../sql/types.js';
-import { pgTypeFromName } from './types.js';
+import { parsePgArray } from './array.js';
+import { pgAttributes, pgColumnType, pgTypeFromName } from './types.js';
 
 /** Types whose names need no schema: bound values are cast to them in columns=auto. */
 const BUILTIN_CASTS = new Set(['bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'json', 'jsonb', 'bytea', 'date', 'time', 'timetz', 'timestamp', 'timestamptz', 'uuid', 'interval', 'inet', 'cidr', 'macaddr', 'oid']);
 
+/** `format_type()` names of the types bridge creates → their pg_type names. */
+const FORMAT_NAMES: Record<string, string> = {
+  boolean: 'bool',
+  smallint: 'int2',
+  integer: 'int4',
+  bigint: 'int8',
+  real: 'float4',
+  'double precision': 'float8',
+  'time with time zone': 'timetz',
+  'character varying': 'varchar',
+  character: 'bpchar',
+  'timestamp with time zone': 'timestamptz',
+  'timestamp without time zone': 'timestamp',
+  'time without time zone': 'time',
+};
+
 export class PostgresDialect extends Dialect {
+  override readonly binder = new PgBinder();
   readonly kind = 'postgres' as const;
   readonly maxParams = 65535;
   readonly maxIdentLength = 63;
@@ -28,15 +47,18 @@ export class PostgresDialect extends Dialect {
   async introspect(conn: SqlConnection, table: string): Promise<TableInfo> {
     const reg = this.table(table);
     const cols = await conn.query(
-      `SELECT a.attname, CASE WHEN t.typtype = 'd' THEN bt.typname ELSE t.typname END, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull
+      `SELECT a.attname, CASE WHEN t.typtype = 'd' THEN bt.typname ELSE t.typname END, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
+              (SELECT array_agg(e.enumlabel ORDER BY e.enumsortorder)::text FROM pg_enum e WHERE e.enumtypid = COALESCE(NULLIF(t.typbasetype, 0), t.oid))
          FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid LEFT JOIN pg_type bt ON bt.oid = t.typbasetype
         WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
       [reg],
     );
     if (cols.rows.length === 0) return MISSING_TABLE;
-    const columns: ColumnInfo[] = cols.rows.map(([name, udt, fmt, nullable]) => {
+    const columns: ColumnInfo[] = cols.rows.map(([name, udt, fmt, nullable, labels]) => {
       const base = String(udt).replace(/^_/, '');
       const c: ColumnInfo = { name: name as string, ...pgTypeFromName(udt as string), dbType: fmt as string, nullable: nullable === 't' || nullable === true };
+      if (!String(udt).startsWith('_')) Object.assign(c, pgAttributes(String(udt), String(fmt)));
+      if (typeof labels === 'string') Object.assign(c, { variant: 'enum', labels: parsePgArray(labels) as string[] });
       if (BUILTIN_CASTS.has(base)) c.castType = String(udt).startsWith('_') ? `${base}[]` : base;
       return c;
     });
@@ -73,6 +95,20 @@ export class PostgresDialect extends Dialect {
     return n >= 0 ? n : super.estimateRows(conn, table);
   }
 
+  describeType(name: string, definition: string): ColumnInfo {
+    const array = definition.endsWith('[]');
+    const base = definition.replace(/\[\]$/, '').replace(/\(.*\)/, '').trim();
+    const udt = (array ? '_' : '') + (FORMAT_NAMES[base] ?? base);
+    const c: ColumnInfo = { name, ...pgTypeFromName(udt), dbType: definition, nullable: true };
+    if (!array) Object.assign(c, pgAttributes(udt, definition));
+    if (BUILTIN_CASTS.has(udt.replace(/^_/, ''))) c.castType = array ? `${udt.slice(1)}[]` : udt;
+    return c;
+  }
+
+  columnType(_name: string, src: ColumnInfo, srcUntyped: boolean): string {
+    return pgColumnType(src, srcUntyped);
+  }
+
   createQueueTable(table: string): string[] {
     const t = this.table(table);
     const idx = this.quote(`${this.baseName(table)}_locked_until_idx`.slice(0, 63));
@@ -89,6 +125,27 @@ export class PostgresDialect extends Dialect {
   upsertCheckpoint(table: string): string {
     return `INSERT INTO ${this.table(table)} (cursor_id, last_value, updated_at) VALUES ($1, $2, now())
             ON CONFLICT (cursor_id) DO UPDATE SET last_value = EXCLUDED.last_value, updated_at = EXCLUDED.updated_at`;
+  }
+
+  override readonly tracksTransactions = true;
+
+  /** Transactions of this database's sessions (and prepared ones), as `pid:xact_start`: a pid alone is reused. */
+  override async openTransactions(conn: SqlConnection, _clock = false, own: string[] = []): Promise<TransactionListing> {
+    const r = await conn.query(
+      `SELECT pid::text || ':' || xact_start::text FROM pg_stat_activity
+        WHERE datname = current_database() AND xact_start IS NOT NULL AND pid <> pg_backend_pid() AND pid::text <> ALL($1::text[])
+          AND backend_type NOT IN ('autovacuum worker', 'autovacuum launcher', 'walsender')
+       UNION ALL SELECT 'prepared:' || gid FROM pg_prepared_xacts WHERE database = current_database()`,
+      [own],
+    );
+    return { open: new Set(r.rows.map((x) => String(x[0]))) };
+  }
+
+  /** Without superuser or pg_read_all_stats, pg_stat_activity hides other users' transactions. */
+  override async transactionBlindness(conn: SqlConnection): Promise<string | undefined> {
+    const r = await conn.query(`SELECT rolsuper OR pg_has_role(current_user, 'pg_read_all_stats', 'member') FROM pg_roles WHERE rolname = current_user`);
+    const ok = r.rows[0]?.[0];
+    return ok === true || ok === 't' ? undefined : 'it cannot see other users\' transactions: GRANT pg_read_all_stats TO <user>';
   }
 
   /** Serialises concurrent DDL of two processes on the same name (CREATE … IF NOT EXISTS races in PostgreSQL). */

@@ -25,6 +25,10 @@ export class PgConnection implements SqlConnection {
   /** Set when the connection errored or ended (e.g. while idle in the pool). */
   dead = false;
 
+  get sessionId(): string {
+    return String((this.client as unknown as { processID?: number }).processID ?? '');
+  }
+
   constructor(readonly client: PgClient) {
     client.on('error', () => (this.dead = true));
     client.on('end', () => (this.dead = true));
@@ -68,7 +72,26 @@ export function tlsOptions(tls: TlsConfig | undefined, warn: (s: string) => void
   return out;
 }
 
-/** Builds the pg client config from the endpoint: fields win over URL userinfo; unknown query keys go to pg. */
+/** Connection-string parameters pg understands: anything else in a URL is a mistake, not an option. */
+const PG_PARAMS = new Set([
+  'sslmode',
+  'sslcert',
+  'sslkey',
+  'sslrootcert',
+  'application_name',
+  'fallback_application_name',
+  'options',
+  'client_encoding',
+  'connect_timeout',
+  'keepalives',
+  'keepalives_idle',
+  'statement_timeout',
+  'query_timeout',
+  'lock_timeout',
+  'idle_in_transaction_session_timeout',
+]);
+
+/** Builds the pg client config from the endpoint: fields win over URL userinfo; pg's own parameters pass through. */
 export function pgConfig(ep: Endpoint, warn: (s: string) => void): Record<string, unknown> {
   const u = ep.url!;
   // Like libpq: without a user anywhere, the operating-system user.
@@ -77,6 +100,7 @@ export function pgConfig(ep: Endpoint, warn: (s: string) => void): Record<string
   const pass = new URLSearchParams();
   let options = '-c TimeZone=UTC -c DateStyle=ISO,MDY -c IntervalStyle=postgres -c extra_float_digits=1';
   for (const [k, v] of ep.passthrough) {
+    if (!PG_PARAMS.has(k)) throw configError(`${k} is neither a field of the postgres connector nor a PostgreSQL connection parameter (${[...PG_PARAMS].join(', ')})`);
     if (k === 'options') options += ` ${v}`;
     else pass.append(k, v);
   }

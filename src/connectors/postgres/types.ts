@@ -1,4 +1,4 @@
-import type { LogicalType } from '../sql/types.js';
+import type { ColumnInfo, LogicalType } from '../sql/types.js';
 
 /** Built-in type OIDs → logical type. Unknown OIDs (enums, domains, extensions) render as text. */
 const SCALARS: Record<number, LogicalType> = {
@@ -91,5 +91,98 @@ export function pgTypeFromName(udt: string): { type: LogicalType; elem?: Logical
       return { type: 'uuid' };
     default:
       return { type: 'text' };
+  }
+}
+
+const INT_RANGES: Record<string, [string, string]> = {
+  int2: ['-32768', '32767'],
+  int4: ['-2147483648', '2147483647'],
+  int8: ['-9223372036854775808', '9223372036854775807'],
+  oid: ['0', '4294967295'],
+};
+
+/**
+ * What a column's declared type says about the values it keeps (ranges, digits, lengths), read from
+ * the type name and `format_type()` (`numeric(12,2)`, `character varying(100)`, `timestamp(3) …`).
+ */
+export function pgAttributes(udt: string, formatted: string): Partial<ColumnInfo> {
+  const base = udt.replace(/^_/, '');
+  const f = formatted.toLowerCase();
+  const n = /\((\d+)(?:\s*,\s*(-?\d+))?\)/.exec(f);
+  const out: Partial<ColumnInfo> = {};
+  const range = INT_RANGES[base];
+  if (range) [out.min, out.max] = range;
+  switch (base) {
+    case 'numeric':
+      if (n) {
+        out.precision = Number(n[1]);
+        out.scale = n[2] === undefined ? 0 : Number(n[2]);
+      }
+      break;
+    case 'float4':
+      out.floatBits = 24;
+      break;
+    case 'float8':
+      out.floatBits = 53;
+      break;
+    case 'varchar':
+    case 'bpchar':
+      if (n) out.maxLength = Number(n[1]);
+      break;
+    case 'timestamp':
+    case 'timestamptz':
+    case 'time':
+    case 'timetz':
+      out.fraction = n ? Number(n[1]) : 6;
+      if (base === 'timetz') out.variant = 'timetz';
+      break;
+    case 'interval':
+      out.variant = 'interval';
+      break;
+    case 'jsonb':
+      out.variant = 'jsonb';
+      break;
+  }
+  return out;
+}
+
+const fits = (c: ColumnInfo, min: bigint, max: bigint): boolean => c.min !== undefined && c.max !== undefined && BigInt(c.min) >= min && BigInt(c.max) <= max;
+
+/** PostgreSQL type that keeps the values of a column of any kind (see Dialect.columnType). */
+export function pgColumnType(src: ColumnInfo, srcUntyped: boolean): string {
+  switch (src.type) {
+    case 'bool':
+      return 'boolean';
+    case 'int':
+    case 'bigint':
+      if (src.variant === 'year' || fits(src, -32768n, 32767n)) return 'smallint';
+      if (fits(src, -2147483648n, 2147483647n)) return 'integer';
+      if (src.max !== undefined && BigInt(src.max) > 9223372036854775807n) return `numeric(${src.max.length},0)`;
+      return 'bigint';
+    case 'decimal':
+      return src.precision !== undefined && !srcUntyped ? `numeric(${src.precision},${src.scale ?? 0})` : 'numeric';
+    case 'float':
+      return src.floatBits === 24 ? 'real' : 'double precision';
+    case 'json':
+      return src.variant === 'jsonb' ? 'jsonb' : 'json';
+    case 'bytes':
+      return 'bytea';
+    case 'date':
+      return 'date';
+    case 'time':
+      if (src.variant === 'duration') return 'interval';
+      return `time(${Math.min(src.fraction ?? 6, 6)})${src.variant === 'timetz' ? ' with time zone' : ''}`;
+    case 'timestamp':
+      // MySQL TIMESTAMP is an instant (kept in UTC); DATETIME and SQLite text are wall-clock values.
+      return `${src.variant === 'instant' ? 'timestamptz' : 'timestamp'}(${Math.min(src.fraction ?? 6, 6)})`;
+    case 'timestamptz':
+      return `timestamptz(${Math.min(src.fraction ?? 6, 6)})`;
+    case 'uuid':
+      return 'uuid';
+    case 'array':
+      return src.dbType;
+    default:
+      if (src.variant === 'interval') return 'interval';
+      return src.maxLength !== undefined && !srcUntyped && !src.labels ? `varchar(${src.maxLength})` : 'text';
   }
 }

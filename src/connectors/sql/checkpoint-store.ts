@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { CheckpointStore } from '../../checkpoint/envelope.js';
 import { FileCheckpointStore } from '../../checkpoint/file-store.js';
 import { resolveEndpoint } from '../../config/endpoint.js';
+import { addSecret } from '../../config/redact.js';
 import { parseUrl } from '../../config/url.js';
 import { configError } from '../../core/errors.js';
 import { specForScheme } from '../registry.js';
@@ -33,6 +34,44 @@ function bucketAndPrefix(value: string, scheme: string): { bucket: string; prefi
  * → objects. The default table or collection is bridge_cursors_<source table>.
  */
 export async function resolveCheckpointStore(value: string | undefined, db: Database, table: string): Promise<CheckpointStore> {
+  const store = await resolve(value, db, table);
+  // checkpoint_store is a secret (it may name a private path, bucket or database): plans and summaries say only what kind it is.
+  return value === undefined ? store : new Described(store, `checkpoint_store (${kindOf(value)})`);
+}
+
+function kindOf(value: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
+  if (scheme === undefined) return 'a table in the source database';
+  if (scheme === 'file') return 'a local file';
+  if (SQL_SCHEMES.has(scheme)) return `a table in another ${scheme} database`;
+  if (scheme.startsWith('mongodb')) return 'a MongoDB collection';
+  return `${scheme}:// objects`;
+}
+
+/** A store shown under another description; `inner` keeps the real place (for tests and debugging, never printed). */
+class Described implements CheckpointStore {
+  constructor(
+    readonly inner: CheckpointStore,
+    readonly description: string,
+  ) {}
+  open(): Promise<void> {
+    return this.inner.open();
+  }
+  load(key: string): Promise<string | undefined> {
+    return this.inner.load(key);
+  }
+  put(key: string, text: string): Promise<void> {
+    return this.inner.put(key, text);
+  }
+  swap(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
+    return this.inner.swap(key, expected, next);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+async function resolve(value: string | undefined, db: Database, table: string): Promise<CheckpointStore> {
   const d = db.dialect;
   const defaultName = (max: number): string => fitName(`bridge_cursors_${d.baseName(table)}`, max);
   if (value === undefined) {
@@ -48,7 +87,10 @@ export async function resolveCheckpointStore(value: string | undefined, db: Data
   if (scheme === 'file') {
     const p = value.slice('file://'.length);
     if (p === '') throw configError('checkpoint_store=file:// needs a path, e.g. file:///var/lib/bridge/cursors.json');
-    return new FileCheckpointStore(path.resolve(decodeURIComponent(p)));
+    const file = path.resolve(decodeURIComponent(p));
+    addSecret(file);
+    addSecret(path.basename(file));
+    return new FileCheckpointStore(file);
   }
   if (SQL_SCHEMES.has(scheme)) {
     const u = parseUrl(value);

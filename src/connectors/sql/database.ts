@@ -104,6 +104,14 @@ export class Database {
     };
   }
 
+  /** Server session ids of this pool's connections (bridge's own transactions are not waited for). */
+  sessionIds(): string[] {
+    return this.pool
+      .connections()
+      .map((c) => c.sessionId ?? '')
+      .filter(Boolean);
+  }
+
   stats(): PoolStats {
     return this.pool.stats();
   }

@@ -1,5 +1,14 @@
 import type { ColumnInfo, LogicalType, SqlConnection, SqlKind, TableInfo } from './types.js';
+import { Binder } from './bind.js';
 import { splitTableName } from './identifiers.js';
+
+/** Open transactions as a kind lists them (see Dialect.openTransactions). */
+export interface TransactionListing {
+  /** Names of what is open; names starting with `~` are aliases of a transaction, matched but never noted. */
+  open: Set<string>;
+  /** Per session: the names and start times (ms, to the second) of the transactions it has open. */
+  sessions?: Map<string, { name: string; startedMs: number }[]>;
+}
 
 /**
  * SQL that differs between kinds. The base class holds the common (mostly ANSI) forms; each kind
@@ -19,6 +28,8 @@ export abstract class Dialect {
   readonly lockHint: string = '';
   /** Whether locking reads can skip rows other transactions hold. */
   readonly canSkipLocked: boolean = true;
+  /** Converts payload fields into this kind's column values, exactly or not at all (columns=auto). */
+  readonly binder: Binder = new Binder();
 
   abstract quote(ident: string): string;
   abstract param(index: number): string;
@@ -88,19 +99,30 @@ export abstract class Dialect {
 
   /** `WHERE` condition for rows after `values` in the order of `cols` (keyset paging). */
   keysetAfter(cols: ColumnInfo[], values: string[], params: unknown[]): string {
+    return this.keysetCompare(cols, values, params, '>');
+  }
+
+  /** `WHERE` condition for rows at or before `values` (the upper end of a keyset range, usable by an index). */
+  keysetAtMost(cols: ColumnInfo[], values: string[], params: unknown[]): string {
+    return this.keysetCompare(cols, values, params, '<=');
+  }
+
+  private keysetCompare(cols: ColumnInfo[], values: string[], params: unknown[], op: '>' | '<='): string {
     if (this.expandRowComparison) {
+      const strict = op === '>' ? '>' : '<';
       const ors: string[] = [];
       for (let i = 0; i < cols.length; i++) {
         const parts = cols.slice(0, i).map((c, j) => `${this.quote(c.name)} = ${this.cursorValue(c.type, values[j]!, params)}`);
-        parts.push(`${this.quote(cols[i]!.name)} > ${this.cursorValue(cols[i]!.type, values[i]!, params)}`);
+        const last = i === cols.length - 1 ? op : strict;
+        parts.push(`${this.quote(cols[i]!.name)} ${last} ${this.cursorValue(cols[i]!.type, values[i]!, params)}`);
         ors.push(`(${parts.join(' AND ')})`);
       }
       return ors.length === 1 ? ors[0]! : `(${ors.join(' OR ')})`;
     }
-    if (cols.length === 1) return `${this.quote(cols[0]!.name)} > ${this.cursorValue(cols[0]!.type, values[0]!, params)}`;
+    if (cols.length === 1) return `${this.quote(cols[0]!.name)} ${op} ${this.cursorValue(cols[0]!.type, values[0]!, params)}`;
     const left = cols.map((c) => this.quote(c.name)).join(', ');
     const right = cols.map((c, i) => this.cursorValue(c.type, values[i]!, params)).join(', ');
-    return `(${left}) > (${right})`;
+    return `(${left}) ${op} (${right})`;
   }
 
   /** `ON CONFLICT … DO UPDATE` (or the kind's equivalent) updating `update` columns for rows whose `keys` exist. */
@@ -122,6 +144,52 @@ export abstract class Dialect {
     let s = '(';
     for (let i = 0; i < n; i++) s += (i ? ',' : '') + this.param(start + i);
     return s + ')';
+  }
+
+  /**
+   * The column definition (type, and constraints of its own) that holds values of a column of
+   * another table, of any kind, exactly where this kind can: typed table creation and the
+   * round-trip suite use the same mapping.
+   */
+  abstract columnType(name: string, src: ColumnInfo, srcUntyped: boolean, inKey?: boolean): string;
+
+  /** The column a `columnType()` definition creates, as introspection would describe it (for the dry run). */
+  abstract describeType(name: string, definition: string): ColumnInfo;
+
+  /** `CREATE TABLE` of the given column definitions and constraints, doing nothing if the table exists. */
+  createTable(table: string, defs: string[]): string[] {
+    return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (${defs.join(', ')})`];
+  }
+
+  /** Whether other sessions' open transactions can be listed (cursor paging's frontier waits for them). */
+  readonly tracksTransactions: boolean = false;
+  /** Least time between two listings (a server may cache the list and refresh it only when not read for a while). */
+  readonly transactionListIntervalMs: number = 0;
+
+  /**
+   * Names of the transactions open right now that could still commit rows of this database (and
+   * whatever else a kind must wait for), read on one connection; undefined when the list could not
+   * be read fresh this time. `clock`: the cursor is a time a statement takes when it starts (NOW()),
+   * which on some kinds precedes the transaction's first appearance. `own`: bridge's own sessions
+   * (checkpoint writes), not waited for.
+   */
+  async openTransactions(_conn: SqlConnection, _clock = false, _own: string[] = []): Promise<TransactionListing | undefined> {
+    return undefined;
+  }
+
+  /** Whether `member`, noted at `notedAt` (ms), is still open in `now`: the name to keep waiting on, or undefined. */
+  stillOpen(member: string, now: TransactionListing, _notedAt: number): string | undefined {
+    return now.open.has(member) || now.open.has(`~${member}`) ? member : undefined;
+  }
+
+  /** Why this connection cannot see other sessions' transactions (a missing privilege), if it cannot. */
+  async transactionBlindness(_conn: SqlConnection): Promise<string | undefined> {
+    return undefined;
+  }
+
+  /** Per column, how many values of each storage class it holds (kinds that do not enforce types). */
+  async profileColumns(_conn: SqlConnection, _table: string, _cols: ColumnInfo[]): Promise<(Record<string, number | string> | undefined)[] | undefined> {
+    return undefined;
   }
 
   columnNames(cols: ColumnInfo[]): string {

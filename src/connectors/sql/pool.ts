@@ -135,6 +135,11 @@ export class Pool<C> {
     }
   }
 
+  /** Every connection the pool holds, idle or in use. */
+  connections(): C[] {
+    return [...this.idle.map((s) => s.conn), ...this.busy.keys()];
+  }
+
   stats(): PoolStats {
     return { inUse: this.busy.size + this.creating, idle: this.idle.length, waiting: this.waiters.length, max: this.options.max };
   }

@@ -1,10 +1,14 @@
 import { envelopeValue, makeEnvelope, readEnvelope, type CheckpointStore } from '../../checkpoint/envelope.js';
 import { Lease } from '../../checkpoint/lease.js';
+import type { Message } from '../../core/message.js';
 import type { PlanItem, SourceBatch } from '../../core/route.js';
+import { Frontier, type Position } from './cursor-frontier.js';
+import { CursorQuery } from './cursor-query.js';
 import type { Database } from './database.js';
+import { LateRows } from './late-rows.js';
 import type { Reader } from './reader.js';
 import { rawText, sameValue, type RowMessages } from './rows.js';
-import type { ColumnInfo } from './types.js';
+import type { ColumnInfo, LogicalType, SqlResult } from './types.js';
 
 export interface CursorOptions {
   db: Database;
@@ -12,21 +16,40 @@ export interface CursorOptions {
   select?: string;
   table: string;
   column: ColumnInfo;
-  primaryKey: string[];
+  /** Primary key columns; with them, pages are keyset on (cursor, key) and never hold a whole run. */
+  primaryKey: ColumnInfo[];
   rows: RowMessages;
   store: CheckpointStore | undefined;
   cursorId: string | undefined;
+  /** cursor_lag_ms: how long a window stays open for rows whose cursor value a client's clock set. */
+  lagMs: number;
+  /**
+   * When the run ends at the first empty poll (copy, --exit-when-drained): how long to wait for the
+   * last windows' transactions before stopping with the frontier behind (re-read next run).
+   */
+  settleMs: number;
+  warn(text: string): void;
 }
 
+/** Key types whose exact text binds back as a comparison value on every kind. */
+const TEXT_COMPARABLE = new Set<LogicalType>(['int', 'bigint', 'decimal', 'text', 'uuid', 'date', 'timestamp', 'timestamptz']);
+/** Rows delivered above the frontier before reading stops to wait for it (memory, and duplicates after a crash). */
+const MAX_ABOVE = 200_000;
+
 /**
- * Keyset paging on the cursor column. A page never ends inside a run of equal cursor values: a
- * full page gives back its trailing run (read again next time), and a page that is one run only
- * is completed with every row of that value. So the stored position is one value and no row is
- * lost or doubled at a boundary.
+ * Cursor paging that loses nothing under concurrent writers. Pages are keyset on (cursor, key)
+ * when the table has a primary key (a run of ties is read a page at a time), whole runs otherwise.
+ * Rows committed late with a cursor value below what was read are found by the frontier (see
+ * Frontier): the checkpoint stores the frontier, so a restart re-reads what was delivered above it
+ * (duplicates, never losses).
  */
 export class CursorReader implements Reader {
   readonly finite = false;
-  private last: string | undefined;
+  private readonly q: CursorQuery;
+  private late!: LateRows;
+  /** Batches handed out and not yet acknowledged; whether one was given back instead. */
+  private unacked = 0;
+  private givenBack = false;
   private saved: string | undefined;
   private lease: Lease | undefined;
   private stored: string | undefined;
@@ -36,108 +59,168 @@ export class CursorReader implements Reader {
   constructor(private readonly o: CursorOptions) {
     this.sourceName = `${o.db.dialect.kind}:${o.table}:${o.column.name}`;
     this.isInt = o.column.type === 'int' || o.column.type === 'bigint';
+    const pk = o.primaryKey;
+    const usable = pk.length > 0 && pk.every((k) => TEXT_COMPARABLE.has(k.type)) && !(pk.length === 1 && pk[0]!.name === o.column.name);
+    this.q = new CursorQuery(o.db.dialect, o.column, usable ? pk : []);
   }
 
-  /** Takes the cursor_id's lease, then loads the stored position (refusing one written for another source). */
+  private conn() {
+    return { query: (s: string, p?: readonly unknown[]) => this.o.db.query(s, p) };
+  }
+
+  /** Takes the cursor_id's lease, loads the stored position, and finds out whether other sessions' transactions can be seen. */
   async start(lease: boolean): Promise<void> {
-    if (!this.o.store || !this.o.cursorId) return;
-    if (lease) {
-      this.lease = new Lease(this.o.store, this.o.cursorId);
-      await this.lease.acquire();
+    let start: Position | undefined;
+    if (this.o.store && this.o.cursorId) {
+      if (lease) {
+        this.lease = new Lease(this.o.store, this.o.cursorId);
+        await this.lease.acquire();
+      }
+      const text = await this.o.store.load(this.o.cursorId);
+      this.stored = text;
+      if (text !== undefined) {
+        const env = readEnvelope(text, this.sourceName, `${this.o.store.description} (cursor_id ${this.o.cursorId})`);
+        const key = this.q.keyed && env.after?.length === this.q.key.length ? env.after : undefined;
+        start = { value: envelopeValue(env), key };
+        this.saved = this.q.describe(start);
+      }
     }
-    const text = await this.o.store.load(this.o.cursorId);
-    this.stored = text;
-    if (text === undefined) return;
-    const env = readEnvelope(text, this.sourceName, `${this.o.store.description} (cursor_id ${this.o.cursorId})`);
-    this.last = envelopeValue(env);
-    this.saved = this.last;
+    this.late = new LateRows({ db: this.o.db, q: this.q, table: this.o.table, select: this.o.select ?? '*', lagMs: this.o.lagMs, warn: this.o.warn, messages: (res) => this.messages(res) }, start);
+    await this.late.start();
+  }
+
+  private get frontier(): Frontier {
+    return this.late.frontier;
   }
 
   checkpoint(): string | undefined {
     if (!this.o.store || !this.o.cursorId) return undefined;
-    return `${this.o.cursorId} in ${this.o.store.description} at ${this.saved === undefined ? '(start)' : `${this.o.column.name}=${this.saved}`}`;
+    return `${this.o.cursorId} in ${this.o.store.description} at ${this.saved === undefined ? '(start)' : this.saved}`;
   }
 
-  get position(): string | undefined {
-    return this.last;
-  }
-
-  private where(params: unknown[]): string {
-    const d = this.o.db.dialect;
-    const c = d.quote(this.o.column.name);
-    if (this.last === undefined) return `${c} IS NOT NULL`;
-    return `${c} > ${d.cursorValue(this.o.column.type, this.last, params)}`;
-  }
-
+  /**
+   * A clean stop: every batch was acknowledged, none given back. The windows still open are given a
+   * moment; if they close without rows committed late, the position saved is the last one read.
+   */
   async close(): Promise<void> {
-    await this.lease?.release();
+    try {
+      if (this.late.tracking && this.frontier.pending && this.unacked === 0 && !this.givenBack && this.o.store && this.o.cursorId) {
+        const late = await this.late.settle(1000);
+        if (late.length === 0 && this.frontier.pending === 0) await this.save(this.frontier.frontier);
+      }
+    } catch {
+      // The stored position stays where the last acknowledgement put it: rows above it come again.
+    } finally {
+      await this.lease?.release();
+    }
   }
 
   async poll(max: number): Promise<SourceBatch | null> {
     this.lease?.check();
+    const now = Date.now();
     const d = this.o.db.dialect;
-    const t = d.table(this.o.table);
-    const c = d.quote(this.o.column.name);
-    const params: unknown[] = [];
-    const sel = this.o.select ?? '*';
-    const res = await this.o.db.query(`SELECT ${sel} FROM ${t} WHERE ${this.where(params)} ORDER BY ${c}${d.limit(max)}`, params);
-    if (res.rows.length === 0) return null;
-    const ci = res.fields.findIndex((f) => f.name === this.o.column.name);
-    const type = this.o.column.type;
-    let rows = res.rows;
-    if (rows.length >= max) {
-      const lastVal = rawText(rows[rows.length - 1]![ci]);
-      let cut = rows.length;
-      while (cut > 0 && sameValue(rawText(rows[cut - 1]![ci]), lastVal, type)) cut--;
-      if (cut > 0) rows = rows.slice(0, cut);
-      else {
-        // The whole page is one value: take the entire run so the position can move past it.
-        const p: unknown[] = [];
-        const eq = `${c} = ${d.cursorValue(type, lastVal, p)}`;
-        const order = this.o.primaryKey.length ? ` ORDER BY ${this.o.primaryKey.map((k) => d.quote(k)).join(', ')}` : '';
-        rows = (await this.o.db.query(`SELECT ${sel} FROM ${t} WHERE ${eq}${order}`, p)).rows;
+    const messages: Message[] = [];
+    const before = this.frontier.frontier;
+    let caughtUp = true;
+    if (this.frontier.above < MAX_ABOVE) {
+      const params: unknown[] = [];
+      const res = await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)} WHERE ${this.q.after(this.frontier.high, params)} ORDER BY ${this.q.orderBy()}${d.limit(max)}`, params);
+      const rows = !this.q.keyed && res.rows.length >= max ? await this.wholeRuns(res, max) : res.rows;
+      caughtUp = res.rows.length < max;
+      if (rows.length) {
+        const upTo = this.q.positionOf(res, rows[rows.length - 1]!);
+        if (this.late.tracking) this.frontier.read(upTo, rows.map(this.q.identityOf(res)), now);
+        else this.frontier.frontier = this.frontier.high = upTo;
+        messages.push(...this.messages({ ...res, rows }));
       }
     }
-    const pos = rawText(rows[rows.length - 1]![ci]);
-    this.last = pos;
-    const pkIdx = this.o.primaryKey.map((k) => res.fields.findIndex((f) => f.name === k));
-    const prefix = `${this.sourceName}:`;
-    const messages = this.o.rows.rowsAsJson({ ...res, rows }, 0, (row, i) =>
-      pkIdx.length && pkIdx.every((x) => x >= 0) ? prefix + pkIdx.map((x) => rawText(row[x])).join(',') : `${prefix}${rawText(row[ci])}#${i}`,
-    );
-    const store = this.o.store;
-    const cursorId = this.o.cursorId;
+    messages.push(...(await this.late.afterRead(caughtUp, now)));
+    if (messages.length === 0 && this.frontier.frontier === before && caughtUp && this.frontier.pending) messages.push(...(await this.late.settle(this.o.settleMs)));
+    const frontier = this.frontier.frontier;
+    if (messages.length === 0 && frontier === before) return null;
+    this.unacked++;
     return {
       messages,
-      position: `${this.o.column.name}=${pos}`,
+      position: this.position(),
       ack: async () => {
-        if (!store || !cursorId) return;
-        this.lease?.check();
-        await store.put(cursorId, JSON.stringify(makeEnvelope(this.sourceName, pos, this.isInt)));
-        this.saved = pos;
+        await this.save(frontier);
+        this.unacked--;
+      },
+      release: async () => {
+        this.givenBack = true;
       },
     };
   }
 
+  private async save(frontier: Position | undefined): Promise<void> {
+    if (!this.o.store || !this.o.cursorId || !frontier) return;
+    this.lease?.check();
+    await this.o.store.put(this.o.cursorId, JSON.stringify(makeEnvelope(this.sourceName, frontier.value, this.isInt, frontier.key)));
+    this.saved = this.q.describe(frontier);
+  }
+
+  private messages(res: SqlResult): Message[] {
+    const prefix = `${this.sourceName}:`;
+    const pkIdx = this.o.primaryKey.map((k) => res.fields.findIndex((f) => f.name === k.name));
+    const ci = res.fields.findIndex((f) => f.name === this.o.column.name);
+    return this.o.rows.rowsAsJson(res, 0, (row, i) =>
+      pkIdx.length && pkIdx.every((x) => x >= 0) ? prefix + pkIdx.map((x) => rawText(row[x])).join(',') : `${prefix}${rawText(row[ci])}#${i}`,
+    );
+  }
+
+  private position(): string {
+    const { high, frontier } = this.frontier;
+    if (!high) return 'start';
+    const h = this.q.describe(high);
+    return frontier && frontier !== high ? `${h} (saved up to ${this.q.describe(frontier)})` : h;
+  }
+
+  /** Run-based paging (no usable key): drop the trailing run of a full page, or complete a page that is one run. */
+  private async wholeRuns(res: SqlResult, max: number): Promise<unknown[][]> {
+    const rows = res.rows;
+    const ci = res.fields.findIndex((f) => f.name === this.o.column.name);
+    const type = this.o.column.type;
+    const lastVal = rawText(rows[rows.length - 1]![ci]);
+    let cut = rows.length;
+    while (cut > 0 && sameValue(rawText(rows[cut - 1]![ci]), lastVal, type)) cut--;
+    if (cut > 0 && rows.length >= max) return rows.slice(0, cut);
+    const d = this.o.db.dialect;
+    const p: unknown[] = [];
+    const eq = `${d.quote(this.o.column.name)} = ${d.cursorValue(type, lastVal, p)}`;
+    return (await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)} WHERE ${eq}`, p)).rows;
+  }
+
   async estimate(): Promise<number | null> {
-    if (this.last === undefined) return this.o.db.dialect.estimateRows({ query: (s, p) => this.o.db.query(s, p) }, this.o.table);
+    if (this.frontier.high === undefined) return this.o.db.dialect.estimateRows(this.conn(), this.o.table);
     const params: unknown[] = [];
-    const r = await this.o.db.query(`SELECT COUNT(*) FROM ${this.o.db.dialect.table(this.o.table)} WHERE ${this.where(params)}`, params);
+    const r = await this.o.db.query(`SELECT COUNT(*) FROM ${this.o.db.dialect.table(this.o.table)} WHERE ${this.q.after(this.frontier.high, params)}`, params);
     return Number(r.rows[0]?.[0] ?? 0);
   }
 
   plan(): PlanItem[] {
-    const items: PlanItem[] = [
-      { label: 'mode', value: `cursor paging on ${this.o.column.name} (${this.o.column.dbType})` },
-      { label: 'position', value: this.last === undefined ? 'start of table' : `${this.o.column.name} > ${this.last}` },
-    ];
     const d = this.o.db.dialect;
-    items.push({ label: 'query', value: `SELECT * FROM ${d.table(this.o.table)} WHERE ${d.quote(this.o.column.name)} > <position> ORDER BY ${d.quote(this.o.column.name)}${d.limit(1024)} (a trailing run of equal values is read again; a page of one value is completed)` });
+    const order = this.q.orderBy();
+    const start = this.frontier.frontier;
+    const items: PlanItem[] = [
+      { label: 'mode', value: `cursor paging on ${this.o.column.name} (${this.o.column.dbType})${this.q.keyed ? ', ties ordered by the primary key' : ''}` },
+      { label: 'position', value: start === undefined ? 'start of table' : `after ${this.q.describe(start)}` },
+      {
+        label: 'query',
+        value: this.q.keyed
+          ? `SELECT * FROM ${d.table(this.o.table)} WHERE (${order}) > (<position>) ORDER BY ${order}${d.limit(1024)}`
+          : `SELECT * FROM ${d.table(this.o.table)} WHERE ${d.quote(this.o.column.name)} > <position> ORDER BY ${order}${d.limit(1024)} (no primary key: a trailing run of equal values is read again; a page of one value is completed)`,
+      },
+      {
+        label: 'late rows',
+        value: this.late?.tracking
+          ? `rows committed out of cursor order are re-read once the transactions open at each read have ended${this.o.lagMs ? ` and ${this.o.lagMs} ms have passed (cursor_lag_ms)` : ''}; the checkpoint keeps the position below which nothing can still arrive`
+          : 'not tracked (the kind serialises writers)',
+      },
+    ];
     if (this.o.store) {
       items.push({ label: 'checkpoint', value: `${this.o.cursorId} in ${this.o.store.description}` });
       items.push({ label: 'checkpoint holds', value: this.stored ?? 'nothing yet (first run)' });
-    }
-    else items.push({ label: 'checkpoint', value: 'none (no cursor_id): a restart reads from the start' });
+    } else items.push({ label: 'checkpoint', value: 'none (no cursor_id): a restart reads from the start' });
     return items;
   }
 }

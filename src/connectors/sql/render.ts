@@ -1,4 +1,5 @@
-import type { LogicalType } from './types.js';
+import { decimalOfDouble, decimalText, parseDecimal, shortestFloat32 } from './exact.js';
+import type { ColumnVariant, LogicalType } from './types.js';
 
 /** Renders one raw driver value as a JSON fragment. */
 export type ValueRenderer = (raw: unknown) => string;
@@ -8,6 +9,9 @@ export interface RenderColumn {
   type: LogicalType | undefined;
   elem?: LogicalType | undefined;
   scale?: number | undefined;
+  variant?: ColumnVariant | undefined;
+  /** 24 for 4-byte floats: rendered with the shortest digits that read back as the same float. */
+  floatBits?: 24 | 53 | undefined;
 }
 
 export interface RenderOptions {
@@ -36,7 +40,7 @@ export function renderInteger(raw: unknown): string {
 }
 
 function renderFloat(raw: unknown): string {
-  if (typeof raw === 'number') return Number.isFinite(raw) ? String(raw) : quote(String(raw));
+  if (typeof raw === 'number') return Number.isFinite(raw) ? (Object.is(raw, -0) ? '-0' : String(raw)) : quote(String(raw));
   const s = asText(raw);
   if (s === 'NaN' || s === 'Infinity' || s === '-Infinity') return quote(s);
   if (s === 'inf' || s === '+inf') return quote('Infinity');
@@ -45,11 +49,18 @@ function renderFloat(raw: unknown): string {
   return Number.isFinite(n) ? s.replace(/^(-?)\./, '$10.').replace(/^\+/, '') : quote(s);
 }
 
+/**
+ * Booleans are true/false; a boolean column that is an integer underneath (MySQL TINYINT(1),
+ * SQLite) can hold other integers, which stay numbers so that nothing is lost.
+ */
 function renderBool(raw: unknown): string {
   if (Buffer.isBuffer(raw)) return raw.some((b) => b !== 0) ? 'true' : 'false';
-  return raw === true || raw === 't' || raw === 1 || raw === 1n || raw === '1' || raw === 'true' || (typeof raw === 'number' && raw !== 0) || (typeof raw === 'bigint' && raw !== 0n)
-    ? 'true'
-    : 'false';
+  if (raw === true || raw === 't' || raw === 'true') return 'true';
+  if (raw === false || raw === 'f' || raw === 'false') return 'false';
+  const s = String(raw);
+  if (s === '1') return 'true';
+  if (s === '0') return 'false';
+  return /^-?\d+$/.test(s) ? renderInteger(s) : quote(s);
 }
 
 function renderBytes(raw: unknown): string {
@@ -80,10 +91,10 @@ function renderJsonChecked(raw: unknown): string {
 
 function decimalRenderer(scale: number | undefined): ValueRenderer {
   return (raw) => {
-    // Drivers hand decimals over as exact text; SQLite may have turned them into REAL or INTEGER.
-    if ((typeof raw === 'number' || typeof raw === 'bigint') && scale !== undefined && scale >= 0) {
-      return quote(typeof raw === 'number' ? raw.toFixed(scale) : scale > 0 ? `${raw}.${'0'.repeat(scale)}` : String(raw));
-    }
+    // Drivers hand decimals over as exact text; SQLite keeps them as REAL or INTEGER: the number's
+    // own digits (never rounded to the declared scale, never in exponent form), padded to the scale.
+    if (typeof raw === 'number' && Number.isFinite(raw)) return quote(decimalText(decimalOfDouble(raw), scale ?? 0));
+    if (typeof raw === 'bigint') return quote(decimalText(parseDecimal(String(raw))!, scale ?? 0));
     return quote(asText(raw));
   };
 }
@@ -112,7 +123,7 @@ function timestampRenderer(o: RenderOptions): ValueRenderer {
 
 const renderText: ValueRenderer = (raw) => quote(asText(raw));
 
-function scalarRenderer(type: LogicalType | undefined, scale: number | undefined, o: RenderOptions, jsonChecked: boolean): ValueRenderer {
+function scalarRenderer(type: LogicalType | undefined, scale: number | undefined, o: RenderOptions, jsonChecked: boolean, floatBits?: number): ValueRenderer {
   switch (type) {
     case 'bool':
       return renderBool;
@@ -122,7 +133,7 @@ function scalarRenderer(type: LogicalType | undefined, scale: number | undefined
     case 'decimal':
       return decimalRenderer(scale);
     case 'float':
-      return renderFloat;
+      return floatBits === 24 ? (raw) => renderFloat(typeof raw === 'number' ? Number(shortestFloat32(raw)) : raw) : renderFloat;
     case 'json':
       return jsonChecked ? renderJsonChecked : renderJson;
     case 'bytes':
@@ -160,7 +171,7 @@ export function columnRenderer(c: RenderColumn, o: RenderOptions, loose = false)
       ? arrayRenderer(scalarRenderer(c.elem, undefined, o, loose), o)
       : c.type === undefined
         ? dynamicRenderer
-        : scalarRenderer(c.type, c.scale, o, loose);
+        : scalarRenderer(c.type, c.scale, o, loose, c.floatBits);
   if (loose && c.type !== undefined) inner = looseRenderer(c.type, inner);
   return (raw) => (raw === null || raw === undefined ? 'null' : inner(raw));
 }

@@ -1,5 +1,6 @@
 import type { FieldKind, Fields, RawField } from '../../core/json-fields.js';
 import type { LazyPayload } from '../../core/message.js';
+import type { SourceColumn } from './bind.js';
 import { columnRenderer, toRfc3339, type RenderColumn, type RenderOptions } from './render.js';
 
 /** A string field whose JSON text is only built if someone asks for it. */
@@ -81,7 +82,10 @@ function builder(c: RenderColumn, o: RenderOptions, loose: boolean): Builder {
         return json.charCodeAt(0) === 34 ? new StringField(json.slice(1, -1)) : new JsonField('number', json);
       };
     case 'bool':
-      return (raw) => (render(raw) === 'true' ? TRUE_FIELD : FALSE_FIELD);
+      return (raw) => {
+        const json = render(raw);
+        return json === 'true' ? TRUE_FIELD : json === 'false' ? FALSE_FIELD : fromJson(json);
+      };
     default:
       return viaJson;
   }
@@ -91,6 +95,8 @@ function builder(c: RenderColumn, o: RenderOptions, loose: boolean): Builder {
 export class RowShape {
   readonly index = new Map<string, number>();
   private readonly builders: Builder[];
+  /** What a sink's binder knows of each column: its type, and whether the database enforces it. */
+  readonly sources: SourceColumn[];
 
   constructor(
     readonly columns: RenderColumn[],
@@ -98,8 +104,10 @@ export class RowShape {
     loose: boolean,
     /** Renders a whole row as its JSON object. */
     readonly render: (row: unknown[]) => string,
+    sources: SourceColumn[] = [],
   ) {
     columns.forEach((c, i) => this.index.set(c.name, i));
+    this.sources = sources;
     this.builders = columns.map((c) => {
       const b = builder(c, o, loose);
       return (raw: unknown) => (raw === null || raw === undefined ? NULL_FIELD : b(raw));
@@ -114,9 +122,19 @@ export class RowShape {
 /** The fields of one row, computed on access; also the row's lazily rendered JSON payload. */
 export class RowFields implements Fields, LazyPayload {
   constructor(
-    private readonly shape: RowShape,
+    readonly shape: RowShape,
     private readonly row: unknown[],
   ) {}
+
+  /** The field of column `i` of the shape. */
+  at(i: number): RawField {
+    return this.shape.field(this.row, i);
+  }
+
+  /** The driver's own value of column `i` (storage class and all). */
+  native(i: number): unknown {
+    return this.row[i];
+  }
 
   render(): string {
     return this.shape.render(this.row);

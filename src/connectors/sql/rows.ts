@@ -2,7 +2,7 @@ import { Message, type Metadata } from '../../core/message.js';
 import { rowRenderer, type RenderColumn } from './render.js';
 import { RowFields, RowShape } from './row-fields.js';
 import type { KindDriver } from './kind.js';
-import type { LogicalType, SqlResult, TableInfo } from './types.js';
+import type { ColumnInfo, LogicalType, SqlResult, TableInfo } from './types.js';
 
 export interface RowFormat {
   driver: KindDriver;
@@ -19,7 +19,7 @@ export interface RowFormat {
  */
 export class RowMessages {
   private readonly renderers = new Map<string, { render: (row: unknown[]) => string; shape: RowShape }>();
-  private readonly types: Map<string, { type: LogicalType; elem?: LogicalType; scale?: number }>;
+  private readonly types: Map<string, ColumnInfo>;
 
   constructor(private readonly f: RowFormat) {
     this.types = new Map(f.info.columns.map((c) => [c.name, c]));
@@ -28,8 +28,9 @@ export class RowMessages {
   private columns(fields: SqlResult['fields'], skip: number): RenderColumn[] {
     return fields.slice(skip).map((fl) => {
       // PostgreSQL reports exact types per result column; the others are typed by introspection.
-      const known = this.f.driver.dialect.kind === 'postgres' ? undefined : this.types.get(fl.name);
-      return known ? { name: fl.name, type: known.type, elem: known.elem, scale: known.scale } : { name: fl.name, type: fl.type, elem: fl.elem };
+      const known = this.types.get(fl.name);
+      if (this.f.driver.dialect.kind === 'postgres' || !known) return { name: fl.name, type: fl.type, elem: fl.elem, variant: known?.type === fl.type ? known?.variant : undefined };
+      return { name: fl.name, type: known.type, elem: known.elem, scale: known.scale, variant: known.variant, floatBits: known.floatBits };
     });
   }
 
@@ -40,7 +41,13 @@ export class RowMessages {
       const opts = { timestamps: this.f.timestamps, ...(this.f.driver.parseArray ? { parseArray: this.f.driver.parseArray } : {}) };
       const cols = this.columns(fields, skip);
       const render = rowRenderer(cols, opts, this.f.driver.loose);
-      r = { render, shape: new RowShape(cols, opts, this.f.driver.loose, render) };
+      const d = this.f.driver.dialect;
+      const sources = cols.map((c) => {
+        const known = this.types.get(c.name);
+        const col: ColumnInfo = known && known.type === c.type ? known : { name: c.name, type: c.type ?? 'text', dbType: c.type ?? '', nullable: true };
+        return { col, type: c.type, loose: this.f.driver.loose, kind: d.kind, binder: d.binder };
+      });
+      r = { render, shape: new RowShape(cols, opts, this.f.driver.loose, render, sources) };
       this.renderers.set(key, r);
     }
     return r;

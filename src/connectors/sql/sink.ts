@@ -5,6 +5,7 @@ import type { PlanItem, PoolStats, Reply, Sink, SinkContext } from '../../core/r
 import { openDatabase, type Database } from './database.js';
 import { loadKind } from './kind.js';
 import { parseTemplate, parseTokenQuery } from './tokens.js';
+import { typedTable } from './create-typed.js';
 import { ColumnsWriter } from './write-columns.js';
 import { DefaultWriter } from './write-default.js';
 import { LookupWriter } from './write-lookup.js';
@@ -20,6 +21,8 @@ export class SqlSink implements Sink {
   private releaseDb: (() => Promise<void>) | undefined;
   private writer!: Writer;
   private created = '';
+  private changesNoted = false;
+  private warn: (s: string) => void = () => {};
 
   constructor(private readonly ep: Endpoint) {}
 
@@ -29,6 +32,7 @@ export class SqlSink implements Sink {
 
   async open(ctx: SinkContext): Promise<void> {
     const f = this.ep.fields;
+    this.warn = ctx.warn;
     const driver = await loadKind(this.ep.kind);
     driver.dialect.table(this.table);
     // Token queries are parsed before connecting: a malformed token is a config error (exit 2).
@@ -46,18 +50,26 @@ export class SqlSink implements Sink {
     this.releaseDb = opened.release;
     const d = this.db.dialect;
     const create = f.auto_create_table === true;
-    if (create && !ctx.dryRun) {
-      const lock = d.ddlLock(this.table);
-      await this.db.transaction(async (c) => {
-        if (lock) await c.query(lock);
-        for (const sql of d.createQueueTable(this.table)) await c.query(sql);
-      });
-      this.created = ' (created if missing, queue shape)';
+    // columns=auto creates a typed copy of the source table; anything else the queue shape (contract §4.1).
+    let info = await d.introspect({ query: (s, p) => this.db.query(s, p) }, this.table);
+    if (create && !info.exists) {
+      const typed = f.columns === 'auto' ? typedTable(d, this.table, ctx.sourceTable, 'non-database') : undefined;
+      const ddl = typed?.ddl ?? d.createQueueTable(this.table);
+      if (ctx.dryRun) {
+        this.created = typed ? ` (would be created: ${ddl.join('; ')})` : ' (would be created, queue shape)';
+        if (typed) info = typed.info;
+      } else {
+        const lock = d.ddlLock(this.table);
+        await this.db.transaction(async (c) => {
+          if (lock) await c.query(lock);
+          for (const sql of ddl) await c.query(sql);
+        });
+        this.created = typed ? ` (created from the source's columns: ${ddl.join('; ')})` : ' (created if missing, queue shape)';
+        info = await d.introspect({ query: (s, p) => this.db.query(s, p) }, this.table);
+      }
     }
-    const info = await d.introspect({ query: (s, p) => this.db.query(s, p) }, this.table);
     const dryCreate = !info.exists && create && ctx.dryRun;
     if (!info.exists && !dryCreate) throw configError(`table ${this.table} does not exist in the ${this.ep.kind} sink: create it, or set auto_create_table=true`);
-    if (dryCreate) this.created = ' (would be created, queue shape)';
 
     if (lookup) this.writer = new LookupWriter(this.db, lookup, f.lookup_query as string);
     else if (copyPlan) this.writer = new (await import('../postgres/bulk-copy.js')).BulkCopyWriter(this.db, copyPlan, insert!);
@@ -74,6 +86,8 @@ export class SqlSink implements Sink {
           if (names.length) ctx.warn(`payload field${names.length > 1 ? 's' : ''} ${names.join(', ')} ha${names.length > 1 ? 've' : 's'} no column in ${this.table} and no extra_column: dropped (counted in the summary)`);
           ctx.countDropped(count);
         },
+        onLossy: (n) => ctx.countLossy?.(n),
+        warn: ctx.warn,
       });
     } else {
       // Without tokens, insert_query (with its `?`) binds the whole payload once, as the default does.
@@ -96,6 +110,10 @@ export class SqlSink implements Sink {
 
   async write(messages: Message[]): Promise<Reply[] | void> {
     if (messages.length === 0) return;
+    if (!this.changesNoted && !(this.writer instanceof ColumnsWriter) && messages[0]!.metadata?.['bridge.op']) {
+      this.changesNoted = true;
+      this.warn(`change capture into ${this.table}: the operation (insert/update/delete) is only in message metadata, which this insert does not keep; use columns=auto&key=<primary key> to mirror the table`);
+    }
     try {
       return await this.writer.write(messages);
     } catch (e) {
@@ -121,7 +139,7 @@ export class SqlSink implements Sink {
 
   planMapping(columns: Parameters<NonNullable<Sink['planMapping']>>[0]): PlanItem[] {
     if (!(this.writer instanceof ColumnsWriter)) return [];
-    return [{ label: 'column mapping', value: `${columns.length} source columns` }, ...this.writer.mapping(columns as never, this.ep.kind)];
+    return [{ label: 'column mapping', value: `${columns.length} source columns` }, ...this.writer.mapping(columns)];
   }
 
   async plan(): Promise<PlanItem[]> {

@@ -1,8 +1,9 @@
 import type { CheckpointStore } from '../../checkpoint/envelope.js';
 import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, configError } from '../../core/errors.js';
-import type { PlanItem, PoolStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
-import { sleep } from '../../pipeline/sleep.js';
+import type { DescribedTable, PlanItem, PoolStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
+import type { SourceColumn } from './bind.js';
+import { sleep } from '../../core/wakeup.js';
 import { resolveCheckpointStore } from './checkpoint-store.js';
 import { openDatabase, type Database } from './database.js';
 import { loadKind } from './kind.js';
@@ -24,6 +25,8 @@ export class SqlSource implements Source {
   private store: CheckpointStore | undefined;
   private ctx!: SourceContext;
   private info!: TableInfo;
+  /** The last poll found nothing: the source waits for new rows. */
+  private waiting = false;
 
   constructor(private readonly ep: Endpoint) {}
 
@@ -86,7 +89,19 @@ export class SqlSource implements Source {
         }
         this.durablePosition = true;
       }
-      const reader = new CursorReader({ db: this.db, select, table: this.table, column, primaryKey: this.info.primaryKey, rows, store: this.store, cursorId: f.cursor_id as string | undefined });
+      const reader = new CursorReader({
+        db: this.db,
+        select,
+        table: this.table,
+        column,
+        primaryKey: pk,
+        rows,
+        store: this.store,
+        cursorId: f.cursor_id as string | undefined,
+        lagMs: f.cursor_lag_ms as number,
+        settleMs: this.ctx.mode === 'copy' || this.ctx.exitWhenDrained ? 2000 : 0,
+        warn: this.ctx.warn,
+      });
       await reader.start(!this.ctx.dryRun).catch((e) => {
         if (!this.ctx.dryRun) throw e; // the checkpoint table may not exist yet
       });
@@ -117,12 +132,17 @@ export class SqlSource implements Source {
     let wait = base;
     while (!signal.aborted) {
       const batch = await this.reader.poll(max);
+      this.waiting = !batch;
       if (batch) return batch;
       if (this.reader.finite || this.ctx.mode === 'copy' || this.ctx.exitWhenDrained) return null;
       await sleep(wait, signal);
       wait = Math.min(wait * 2, cap);
     }
     return null;
+  }
+
+  caughtUp(): boolean {
+    return this.waiting;
   }
 
   async estimateRows(): Promise<number | null> {
@@ -134,9 +154,16 @@ export class SqlSource implements Source {
     return [{ label: 'source', value: `${this.ep.kind} table ${this.table} (${cols})` }, ...this.reader.plan()];
   }
 
-  describeColumns() {
+  async describeTable(profile = false): Promise<DescribedTable | undefined> {
     if (!this.info || isQueueShape(this.info) || this.ep.fields.select_query !== undefined) return undefined;
-    return this.info.columns.map((c) => ({ ...c, kind: this.ep.kind }));
+    const d = this.db.dialect;
+    const profiles = profile ? await d.profileColumns({ query: (s, p) => this.db.query(s, p) }, this.table, this.info.columns) : undefined;
+    const columns = this.info.columns.map((c, i) => {
+      const detail: SourceColumn & { profile?: Record<string, number | string> } = { col: c, type: c.type, loose: this.db.driver.loose, kind: this.ep.kind, binder: d.binder };
+      if (profiles?.[i]) detail.profile = profiles[i];
+      return { name: c.name, type: c.type, dbType: c.dbType, kind: this.ep.kind, nullable: c.nullable, detail };
+    });
+    return { columns, primaryKey: this.info.primaryKey, unique: this.info.uniqueSets };
   }
 
   checkpoint(): string | undefined {

@@ -68,6 +68,15 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
   { name: 'cursor_column', type: 'string', roles: CONSUMER, description: 'Read without deleting or locking, paged by this ascending column; ties are exact.' },
   { name: 'cursor_id', type: 'string', roles: CONSUMER, description: 'Name under which the cursor position is persisted, so a restart resumes.' },
   {
+    name: 'cursor_lag_ms',
+    type: 'integer',
+    default: 0,
+    min: 0,
+    roles: CONSUMER,
+    description:
+      "How long rows may arrive below what was read, beyond the transactions bridge waits for: for cursor values set by clients' clocks (updated_at written by the application). Rows older than this when they commit can be missed.",
+  },
+  {
     name: 'checkpoint_store',
     type: 'string',
     roles: CONSUMER,
@@ -95,6 +104,14 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
   },
   { name: 'publication', type: 'string', roles: CONSUMER, kinds: ['postgres'], description: 'PostgreSQL only: stream inserts, updates and deletes of this publication (logical replication).' },
   { name: 'slot_name', type: 'string', default: 'bridge_slot', roles: CONSUMER, kinds: ['postgres'], description: 'Replication slot of change capture; created if missing.' },
+  {
+    name: 'temporary_slot',
+    type: 'boolean',
+    default: false,
+    roles: CONSUMER,
+    kinds: ['postgres'],
+    description: 'PostgreSQL change capture: a slot that lives only as long as the run (no WAL kept after it; no resume: a new run starts from the current position).',
+  },
   {
     name: 'create_publication',
     type: 'boolean',

@@ -27,7 +27,34 @@ export interface ColumnInfo {
   nullable: boolean;
   /** PostgreSQL: built-in type to cast bound text to (`numeric`, `int4[]`), so inference never guesses. */
   castType?: string;
+  /** Decimal digits in all (`decimal(p,s)`'s p); undefined = unbounded. */
+  precision?: number;
+  /** Integer range of int/bigint/bool-as-integer columns, as exact decimal text. */
+  min?: string;
+  max?: string;
+  /** Floating point width: 24 (float4) or 53 bits (float8/double). */
+  floatBits?: 24 | 53;
+  /** Longest value the column keeps: characters for text, bytes for bytes, bits for BIT(n). */
+  maxLength?: number;
+  /** Longest text in bytes of its encoding, where the limit is in bytes (MySQL TEXT types). */
+  maxBytes?: number;
+  /** Fractional-second digits a time/timestamp column keeps. */
+  fraction?: number;
+  /** Allowed values of ENUM/SET columns. */
+  labels?: string[];
+  /** A kind-specific flavour the family alone does not tell (see ColumnVariant). */
+  variant?: ColumnVariant;
+  /** SQLite's column affinity (the storage class values are converted to on insert). */
+  affinity?: 'integer' | 'real' | 'numeric' | 'text' | 'blob';
 }
+
+/**
+ * Flavours that change what a value means or how it must be bound: jsonb normalises documents,
+ * YEAR takes numbers, SET holds comma lists, interval/duration are spans, `tinybool` is MySQL's
+ * TINYINT(1) (a boolean that can hold -128..127), `bit` is MySQL BIT(n), `instant` is MySQL TIMESTAMP
+ * (an instant kept in UTC, 1970–2038).
+ */
+export type ColumnVariant = 'jsonb' | 'year' | 'set' | 'enum' | 'interval' | 'duration' | 'tinybool' | 'bit' | 'timetz' | 'instant';
 
 export interface TableInfo {
   exists: boolean;
@@ -56,6 +83,8 @@ export interface SqlResult {
 /** One database connection as the SQL layer uses it. */
 export interface SqlConnection {
   query(sql: string, params?: readonly unknown[]): Promise<SqlResult>;
+  /** The server's id of this session (PostgreSQL backend pid, MySQL thread id), where there is one. */
+  readonly sessionId?: string;
 }
 
 export type SqlKind = 'postgres' | 'mysql' | 'mariadb' | 'sqlite' | 'sqlserver';

@@ -39,9 +39,11 @@ export function validateDatabaseEndpoint(ep: Endpoint): void {
     } else {
       if (has(ep, 'slot_name')) throw configError('slot_name needs publication (change capture)');
       if (has(ep, 'create_publication')) throw configError('create_publication needs publication');
+      if (has(ep, 'temporary_slot')) throw configError('temporary_slot needs publication (change capture)');
     }
     if (f.source_metadata === true && !has(ep, 'cursor_column') && !has(ep, 'publication')) throw configError('source_metadata needs cursor_column (a unique integer column)');
     if (has(ep, 'cursor_id') && !has(ep, 'cursor_column')) throw configError('cursor_id needs cursor_column: only cursor paging has a position to persist');
+    if (has(ep, 'cursor_lag_ms') && !has(ep, 'cursor_column')) throw configError('cursor_lag_ms needs cursor_column: it widens cursor paging\'s wait for rows committed late');
     if (has(ep, 'checkpoint_store') && !has(ep, 'cursor_id')) throw configError('checkpoint_store needs cursor_id (the name under which the position is kept)');
     if (has(ep, 'max_polling_interval_ms') && (f.max_polling_interval_ms as number) < (f.polling_interval_ms as number))
       throw configError('max_polling_interval_ms is smaller than polling_interval_ms');

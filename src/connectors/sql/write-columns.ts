@@ -1,27 +1,20 @@
-import { configError, rejectedError } from '../../core/errors.js';
-import type { RawField } from '../../core/json-fields.js';
 import type { Message } from '../../core/message.js';
-import type { PlanItem } from '../../core/route.js';
-import { columnValue } from './convert.js';
+import type { DescribedColumn, PlanItem } from '../../core/route.js';
+import { assess } from './assess.js';
+import type { SourceColumn } from './bind.js';
+import { ColumnRows, type ColumnRowsOptions, type Row } from './column-rows.js';
 import type { Database } from './database.js';
-import type { ColumnInfo, TableInfo } from './types.js';
-import { lossOf, type TypedColumn } from './lossy.js';
+import type { ColumnInfo } from './types.js';
+import { deleteStatements, hasChanges, segments } from './write-mirror.js';
 import { chunkByParams, StatementWriter, type Statement } from './writer.js';
 
-export interface ColumnsOptions {
-  table: string;
-  info: TableInfo;
-  extraColumn: string | undefined;
-  key: string[] | undefined;
-  /** Called once per distinct field that has no column and no extra_column (then counted). */
-  onDropped(fields: string[], count: number): void;
-}
+export type { Row } from './column-rows.js';
 
-export interface Row {
-  m: Message;
-  cols: ColumnInfo[];
-  values: unknown[];
-  keyText: string | undefined;
+export interface ColumnsOptions extends ColumnRowsOptions {
+  /** Called after a batch is written with the number of values it wrote through a lossy mapping. */
+  onLossy?(count: number): void;
+  /** Warns once (a change-capture source without key=). */
+  warn?(text: string): void;
 }
 
 /** Rows of a batch that map to the same columns. */
@@ -31,95 +24,88 @@ export interface Group {
 }
 
 /**
- * columns=auto: each payload field into the column of the same name (exact, then
- * case-insensitive where unique), converted for the column's type; unmatched fields into
- * extra_column as one JSON object, or dropped and counted. With key, an upsert that keeps the last
- * of several messages with the same key in one batch.
+ * columns=auto: messages become rows (ColumnRows) written with multi-row INSERTs, or upserts with
+ * key (the last of several messages with the same key in one batch wins). With key, a batch from
+ * change capture is applied as the source changed: deletes delete by key, a truncate empties the
+ * table, inserts and updates upsert, in commit order (a mirror of the source table).
  */
 export class ColumnsWriter extends StatementWriter {
-  protected readonly exact = new Map<string, ColumnInfo>();
-  private readonly folded = new Map<string, ColumnInfo | null>();
-  private readonly extra: ColumnInfo | undefined;
-  protected readonly key: ColumnInfo[] | undefined;
-  private readonly warned = new Set<string>();
+  protected readonly rows: ColumnRows;
+  private warnedChanges = false;
 
   constructor(
     db: Database,
     protected readonly o: ColumnsOptions,
   ) {
     super(db);
-    const col = (name: string, field: string): ColumnInfo => {
-      const c = o.info.columns.find((x) => x.name === name);
-      if (!c) throw configError(`${field} "${name}" is not a column of ${o.table} (columns: ${o.info.columns.map((x) => x.name).join(', ')})`);
-      return c;
-    };
-    if (o.extraColumn !== undefined) {
-      this.extra = col(o.extraColumn, 'extra_column');
-      if (this.extra.type !== 'json' && this.extra.type !== 'text') throw configError(`extra_column ${this.extra.name} is ${this.extra.dbType}; it must be a JSON or text column`);
-    }
-    if (o.key) {
-      this.key = o.key.map((k) => col(k, 'key'));
-      const want = [...o.key].sort().join(',');
-      if (!o.info.uniqueSets.some((s) => [...s].sort().join(',') === want))
-        throw configError(`key (${o.key.join(', ')}) needs a primary key or unique index on exactly those columns of ${o.table}`);
-    }
-    for (const c of o.info.columns) {
-      if (c === this.extra) continue;
-      this.exact.set(c.name, c);
-      const lower = c.name.toLowerCase();
-      this.folded.set(lower, this.folded.has(lower) ? null : c);
-    }
+    this.rows = new ColumnRows(db.dialect.binder, o);
   }
 
-  private columnFor(field: string): ColumnInfo | undefined {
-    return this.exact.get(field) ?? this.folded.get(field.toLowerCase()) ?? undefined;
+  protected get key(): ColumnInfo[] | undefined {
+    return this.rows.key;
   }
 
-  private row(m: Message): Row {
-    const fields = m.fields();
-    if (!fields) throw rejectedError(`message ${m.idHex} is not a JSON object; columns=auto maps object fields to columns`, undefined, m.idHex);
-    const cols: ColumnInfo[] = [];
-    const values: unknown[] = [];
-    let extra: [string, RawField][] | undefined;
-    let dropped: string[] | undefined;
+  override async write(messages: Message[]): Promise<void> {
+    if (hasChanges(messages)) {
+      if (this.key) return this.applyChanges(messages);
+      if (!this.warnedChanges) this.o.warn?.(`change capture into ${this.o.table} without key=: deletes and truncates cannot be applied (they are written as rows); give key=<primary key> to mirror the table`);
+      this.warnedChanges = true;
+    }
+    const groups = this.groups(messages);
+    await this.load(groups);
+    this.countLossy(groups.flatMap((g) => g.rows));
+  }
+
+  /** Values written through a lossy mapping are counted once their batch is written. */
+  private countLossy(rows: Row[]): void {
+    let n = 0;
+    for (const r of rows) n += r.lossy;
+    if (n) this.o.onLossy?.(n);
+  }
+
+  /** A batch of changes, in order, in one transaction: per segment a truncate, then deletes and upserts by key. */
+  private async applyChanges(messages: Message[]): Promise<void> {
     const d = this.db.dialect;
-    for (const [name, f] of fields) {
-      const c = this.columnFor(name);
-      if (c) {
-        cols.push(c);
-        values.push(columnValue(f, c, d.kind, m));
-      } else if (this.extra) (extra ??= []).push([name, f]);
-      else (dropped ??= []).push(name);
+    const st: Statement[] = [];
+    const written: Row[] = [];
+    for (const seg of segments(messages, (m) => this.rows.row(m))) {
+      if (seg.truncate) st.push({ sql: `DELETE FROM ${d.table(this.o.table)}`, params: [] });
+      st.push(...deleteStatements(d, this.o.table, this.key!, seg.deletes));
+      st.push(...this.statementsOf(this.group(seg.upserts)));
+      written.push(...seg.upserts);
     }
-    if (this.extra) {
-      cols.push(this.extra);
-      values.push(extra ? `{${extra.map(([k, f]) => `${JSON.stringify(k)}:${f.raw}`).join(',')}}` : this.extra.type === 'json' ? '{}' : '{}');
+    await this.db.transaction(async (c) => {
+      for (const x of st) await c.query(x.sql, x.params);
+    });
+    this.countLossy(written);
+  }
+
+  /** Writes converted rows (statements in one transaction; kinds override with faster loads). */
+  protected async load(groups: Group[]): Promise<void> {
+    const st = this.statementsOf(groups);
+    if (st.length === 0) return;
+    if (st.length === 1) {
+      await this.db.query(st[0]!.sql, st[0]!.params);
+      return;
     }
-    if (dropped) {
-      const fresh = dropped.filter((x) => !this.warned.has(x));
-      for (const x of fresh) this.warned.add(x);
-      this.o.onDropped(fresh, dropped.length);
-    }
-    let keyText: string | undefined;
-    if (this.key) {
-      const parts = this.key.map((k) => {
-        const i = cols.indexOf(k);
-        return i < 0 ? undefined : values[i];
-      });
-      if (parts.every((p) => p !== undefined && p !== null)) keyText = JSON.stringify(parts.map((p) => (Buffer.isBuffer(p) ? p.toString('hex') : String(p))));
-    }
-    return { m, cols, values, keyText };
+    await this.db.transaction(async (c) => {
+      for (const x of st) await c.query(x.sql, x.params);
+    });
   }
 
   /** Converted rows, the last of each key, grouped by column list. */
   groups(messages: Message[]): Group[] {
-    let rows = messages.map((m) => this.row(m));
+    let rows = messages.map((m) => this.rows.row(m));
     if (this.key) {
       // The same key twice in one statement is an error in PostgreSQL; the last one wins (decisions §5).
       const last = new Map<string, number>();
       rows.forEach((r, i) => r.keyText !== undefined && last.set(r.keyText, i));
       rows = rows.filter((r, i) => r.keyText === undefined || last.get(r.keyText) === i);
     }
+    return this.group(rows);
+  }
+
+  private group(rows: Row[]): Group[] {
     const groups = new Map<string, Group>();
     for (const r of rows) {
       if (r.cols.length === 0) continue;
@@ -132,9 +118,13 @@ export class ColumnsWriter extends StatementWriter {
   }
 
   statements(messages: Message[]): Statement[] {
+    return this.statementsOf(this.groups(messages));
+  }
+
+  protected statementsOf(groups: Group[]): Statement[] {
     const d = this.db.dialect;
     const out: Statement[] = [];
-    for (const { cols, rows: group } of this.groups(messages)) {
+    for (const { cols, rows: group } of groups) {
       const names = cols.map((c) => c.name);
       const keyNames = this.key?.map((k) => k.name);
       const update = keyNames ? names.filter((n) => !keyNames.includes(n)) : undefined;
@@ -154,22 +144,26 @@ export class ColumnsWriter extends StatementWriter {
     return out;
   }
 
-  /** Dry run: how each source column lands (column, cast, and what may be lost), from the source's types. */
-  mapping(source: TypedColumn[], targetKind: string): PlanItem[] {
+  /** Dry run: how each source column lands (column, cast, and the values it would change or refuse), from the source's types. */
+  mapping(source: DescribedColumn[]): PlanItem[] {
+    const b = this.db.dialect.binder;
     return source.map((c) => {
-      const t = this.columnFor(c.name);
-      if (!t) return { label: `  ${c.name}`, value: this.extra ? `→ ${this.extra.name} (extra fields object)` : '→ dropped (no such column)' };
-      const cast = this.db.dialect.castParam('$n', t) === '$n' ? t.dbType : `::${this.db.dialect.castParam('$n', t).split('::')[1]}`;
-      const loss = lossOf(c, { ...t, kind: targetKind });
-      return { label: `  ${c.name} ${c.dbType}`, value: `→ ${t.name} ${t.dbType}${cast !== t.dbType ? ` (cast ${cast})` : ''}${loss ? `  LOSSY: ${loss}` : ''}` };
+      const t = this.rows.columnFor(c.name);
+      if (!t) return { label: `  ${c.name}`, value: this.rows.extra ? `→ ${this.rows.extra.name} (extra fields object)` : '→ dropped (no such column)' };
+      const castText = this.db.dialect.castParam('$n', t);
+      const cast = castText === '$n' ? t.dbType : `::${castText.split('::')[1]}`;
+      const src = c.detail as (SourceColumn & { profile?: Record<string, number | string> }) | undefined;
+      const v = src ? assess({ col: src.col, binder: src.binder, profile: src.profile }, { col: t, binder: b }) : { lossy: [], rejects: [] };
+      const flags = `${v.lossy.length ? `  LOSSY: ${v.lossy.join('; ')}` : ''}${v.rejects.length ? `  REJECTS: ${v.rejects.join('; ')}` : ''}`;
+      return { label: `  ${c.name} ${c.dbType}`, value: `→ ${t.name} ${t.dbType}${cast !== t.dbType ? ` (cast ${cast})` : ''}${flags}` };
     });
   }
 
   plan(): PlanItem[] {
-    const map = this.o.info.columns.map((c) => `${c.name} ${c.dbType}${c === this.extra ? ' (extra fields as one JSON object)' : ''}`).join(', ');
+    const map = this.o.info.columns.map((c) => `${c.name} ${c.dbType}${c === this.rows.extra ? ' (extra fields as one JSON object)' : ''}`).join(', ');
     const items: PlanItem[] = [{ label: 'columns', value: `payload fields → columns of the same name, converted to each type: ${map}` }];
     if (this.key) items.push({ label: 'key', value: `${this.key.map((k) => k.name).join(', ')}: rows with an existing key are updated; the last of duplicates in a batch wins` });
-    if (!this.extra) items.push({ label: 'unmatched fields', value: 'dropped (one warning per field name, counted in the summary)' });
+    if (!this.rows.extra) items.push({ label: 'unmatched fields', value: 'dropped (one warning per field name, counted in the summary)' });
     return items;
   }
 }

@@ -1,10 +1,21 @@
+import { SqliteBinder } from './bind.js';
 import { Dialect } from '../sql/dialect.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { sqliteType } from './types.js';
 
+/** Columns a `CHECK (json_valid(col))` marks as JSON documents kept as text (what bridge creates for JSON). */
+function jsonCheckedColumns(createSql: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of createSql.matchAll(/json_valid\s*\(\s*(?:"((?:[^"]|"")+)"|`([^`]+)`|\[([^\]]+)\]|(\w+))\s*\)/gi)) {
+    out.add((m[1]?.replace(/""/g, '"') ?? m[2] ?? m[3] ?? m[4]!).toLowerCase());
+  }
+  return out;
+}
+
 const NOW = "strftime('%Y-%m-%d %H:%M:%f','now')";
 
 export class SqliteDialect extends Dialect {
+  override readonly binder = new SqliteBinder();
   readonly kind = 'sqlite' as const;
   readonly maxParams = 32766;
   readonly maxIdentLength = 128;
@@ -34,14 +45,18 @@ export class SqliteDialect extends Dialect {
     const info = await conn.query(`PRAGMA ${prefix}table_info(${name})`);
     if (info.rows.length === 0) return MISSING_TABLE;
     const pk: [number, string][] = [];
+    const ddl = await conn.query(`SELECT sql FROM ${prefix}sqlite_master WHERE type = 'table' AND name = ?`, [this.baseName(table)]);
+    const jsonChecked = jsonCheckedColumns(String(ddl.rows[0]?.[0] ?? ''));
     const columns: ColumnInfo[] = info.rows.map(([, n, declared, notnull, , pkPos]) => {
       if (Number(pkPos) > 0) pk.push([Number(pkPos), String(n)]);
       const t = sqliteType(declared as string);
       return {
         name: String(n),
-        type: t.type ?? 'text',
+        // Undeclared columns take any storage class (affinity blob): rendered by each value's own type.
+        type: jsonChecked.has(String(n).toLowerCase()) ? 'json' : (t.type ?? 'text'),
         dbType: String(declared ?? ''),
         nullable: Number(notnull) === 0,
+        affinity: t.affinity,
         ...(t.scale === undefined ? {} : { scale: t.scale }),
       };
     });
@@ -57,10 +72,72 @@ export class SqliteDialect extends Dialect {
     return withUniques({ exists: true, columns, primaryKey, uniqueSets });
   }
 
+  /**
+   * `typeof()` counts per column (SQLite keeps whatever class was inserted, whatever the declared
+   * type), and the range of its integers (`integer_min`/`integer_max`), so the dry run says what
+   * the data holds rather than what it could.
+   */
+  override async profileColumns(conn: SqlConnection, table: string, cols: ColumnInfo[]): Promise<Record<string, number | string>[]> {
+    const out: Record<string, number | string>[] = [];
+    for (const c of cols) {
+      const q = this.quote(c.name);
+      const r = await conn.query(`SELECT typeof(${q}), COUNT(*), MIN(${q}), MAX(${q}) FROM ${this.table(table)} GROUP BY 1`);
+      const p: Record<string, number | string> = {};
+      for (const [k, n, min, max] of r.rows) {
+        p[String(k)] = Number(n);
+        if (k === 'integer') Object.assign(p, { integer_min: String(min), integer_max: String(max) });
+      }
+      out.push(p);
+    }
+    return out;
+  }
+
   override upsertClause(keys: string[], update: string[]): string {
     const k = keys.map((x) => this.quote(x)).join(', ');
     if (update.length === 0) return ` ON CONFLICT (${k}) DO NOTHING`;
     return ` ON CONFLICT (${k}) DO UPDATE SET ${update.map((c) => `${this.quote(c)} = excluded.${this.quote(c)}`).join(', ')}`;
+  }
+
+  describeType(name: string, definition: string): ColumnInfo {
+    const declared = definition.replace(/\s*CHECK\s*\(.*$/i, '');
+    const t = sqliteType(declared);
+    const json = /json_valid/i.test(definition);
+    return { name, type: json ? 'json' : (t.type ?? 'text'), dbType: declared, nullable: true, affinity: t.affinity, ...(t.scale === undefined ? {} : { scale: t.scale }) };
+  }
+
+  /**
+   * SQLite types by affinity: numbers that a REAL holds exactly keep a numeric type, wider
+   * decimals are TEXT (exact digits), JSON is TEXT checked by json_valid (TEXT affinity keeps its
+   * spelling; bridge reads such columns back as JSON).
+   */
+  columnType(name: string, src: ColumnInfo, srcUntyped: boolean): string {
+    if (srcUntyped) return src.dbType;
+    switch (src.type) {
+      case 'bool':
+        return 'BOOLEAN';
+      case 'int':
+      case 'bigint':
+        return 'INTEGER';
+      case 'decimal':
+        return src.precision !== undefined && src.precision <= 15 ? `DECIMAL(${src.precision},${src.scale ?? 0})` : 'TEXT';
+      case 'float':
+        return 'REAL';
+      case 'json':
+      case 'array':
+        return `TEXT CHECK (json_valid(${this.quote(name)}))`;
+      case 'bytes':
+        return 'BLOB';
+      case 'date':
+        return 'DATE';
+      case 'time':
+        return 'TIME';
+      case 'timestamp':
+        return 'DATETIME';
+      case 'timestamptz':
+        return 'TIMESTAMPTZ';
+      default:
+        return 'TEXT';
+    }
   }
 
   createQueueTable(table: string): string[] {

@@ -45,6 +45,8 @@ export function classifySqlite(e: unknown, connecting = false): BridgeError {
   let kind: ErrorKind = 'fatal';
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) kind = 'transient';
   else if (code.startsWith('SQLITE_CONSTRAINT') || code === 'SQLITE_MISMATCH' || code === 'SQLITE_TOOBIG') kind = 'rejected';
+  // better-sqlite3 refuses a value it cannot bind (an integer beyond 64 bits): that value's message, not the run.
+  else if (e instanceof RangeError && /too big|bound/i.test(e.message)) kind = 'rejected';
   else if (code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_NOTADB' || connecting) kind = 'connect';
   return wrap(kind, e, connecting ? 'cannot open SQLite database: ' : '');
 }

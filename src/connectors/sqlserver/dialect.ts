@@ -1,10 +1,47 @@
+import { MssqlBinder } from './bind.js';
 import { Dialect } from '../sql/dialect.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type LogicalType, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { mssqlType, selectExpression } from './types.js';
 
 /** SQL Server (kind E): bracket quoting, @pN parameters, OFFSET/FETCH, table hints, MERGE. */
 export class SqlServerDialect extends Dialect {
+  override readonly binder = new MssqlBinder();
   readonly kind = 'sqlserver' as const;
+
+  describeType(name: string, definition: string): ColumnInfo {
+    return { name, type: mssqlType(/^[a-z0-9]+/i.exec(definition)![0]), dbType: definition, nullable: true };
+  }
+
+  /** SQL Server type that keeps the values of a column of any kind (see Dialect.columnType). */
+  columnType(_name: string, src: ColumnInfo, srcUntyped: boolean, inKey = false): string {
+    const frac = Math.min(src.fraction ?? 7, 7);
+    switch (src.type) {
+      case 'bool':
+        return 'bit';
+      case 'int':
+      case 'bigint':
+        if (src.min !== undefined && src.max !== undefined && BigInt(src.min) >= -2147483648n && BigInt(src.max) <= 2147483647n) return 'int';
+        return src.max !== undefined && BigInt(src.max) > 9223372036854775807n ? 'decimal(20,0)' : 'bigint';
+      case 'decimal':
+        return src.precision !== undefined && !srcUntyped && src.precision <= 38 ? `decimal(${src.precision},${src.scale ?? 0})` : 'decimal(38,10)';
+      case 'float':
+        return src.floatBits === 24 ? 'real' : 'float';
+      case 'bytes':
+        return 'varbinary(max)';
+      case 'date':
+        return 'date';
+      case 'time':
+        return `time(${frac})`;
+      case 'timestamp':
+        return `datetime2(${frac})`;
+      case 'timestamptz':
+        return `datetimeoffset(${frac})`;
+      case 'uuid':
+        return 'uniqueidentifier';
+      default:
+        return src.maxLength !== undefined && src.maxLength <= 4000 && !srcUntyped ? `nvarchar(${src.maxLength})` : inKey ? 'nvarchar(450)' : 'nvarchar(max)';
+    }
+  }
   /** SQL Server accepts at most 2,100 parameters per request. */
   readonly maxParams = 2000;
   readonly maxIdentLength = 128;
@@ -88,6 +125,10 @@ export class SqlServerDialect extends Dialect {
 
   private objectName(table: string): string {
     return `${this.schemaOf(table) ?? 'dbo'}.${this.baseName(table)}`;
+  }
+
+  override createTable(table: string, defs: string[]): string[] {
+    return [`IF OBJECT_ID(N'${this.objectName(table)}', N'U') IS NULL CREATE TABLE ${this.table(table)} (${defs.join(', ')})`];
   }
 
   createQueueTable(table: string): string[] {

@@ -1,6 +1,6 @@
 import { Box, Static, Text } from 'ink';
 import type { PoolStats } from '../../core/route.js';
-import type { StatsHub, StatsSnapshot } from '../../stats/hub.js';
+import { progressRatio, type StatsHub, type StatsSnapshot } from '../../stats/hub.js';
 import { bytes, duration, elapsedMs, num, rate } from '../format.js';
 import { useStats, useWarnings } from './use-stats.js';
 
@@ -33,7 +33,7 @@ export function LiveView({ hub, final }: { hub: StatsHub; final?: StatsSnapshot 
   const { rateNow, requestsNow } = live;
   const warnings = useWarnings(hub);
   const est = s.estimatedRows;
-  const ratio = est ? s.rowsWritten / est : undefined;
+  const ratio = progressRatio(s);
   const avg = rate(s);
   const etaMs = est && avg > 0 && s.rowsWritten < est && s.state === 'running' ? ((est - s.rowsWritten) / avg) * 1000 : undefined;
   return (
@@ -41,7 +41,7 @@ export function LiveView({ hub, final }: { hub: StatsHub; final?: StatsSnapshot 
       <Static items={warnings.map((w, i) => ({ w, i }))}>{({ w, i }) => <Text key={i} color={w.startsWith('warning') ? color('yellow') : undefined}>{`bridge: ${w}`}</Text>}</Static>
       <Box flexDirection="column" borderStyle="round" borderColor={color('cyan')} paddingX={1}>
         <Text>
-          <Text bold>bridge {s.command}</Text> <Text dimColor>{s.mode}</Text> <Text color={s.state === 'running' ? color('green') : color('yellow')}>[{s.state}]</Text>
+          <Text bold>bridge {s.command}</Text> <Text dimColor>{s.mode}</Text> <Text color={s.state === 'running' ? color('green') : color('yellow')}>[{s.caughtUp ? 'caught up, waiting for new rows' : s.state}]</Text>
         </Text>
         <Text dimColor>from {s.source}</Text>
         <Text dimColor>to   {s.sink}</Text>
@@ -70,6 +70,7 @@ export function LiveView({ hub, final }: { hub: StatsHub; final?: StatsSnapshot 
         <Text>
           in flight {s.inFlight} · retries {s.retries > 0 ? <Text color={color('yellow')}>{s.retries}</Text> : 0} · dead-lettered {s.deadLettered > 0 ? <Text color={color('red')}>{s.deadLettered}</Text> : 0}
           {s.dropped > 0 ? ` · fields dropped ${num(s.dropped)}` : ''}
+          {s.lossy > 0 ? ` · lossy values ${num(s.lossy)}` : ''}
         </Text>
         {s.lastError !== undefined && s.state === 'retrying' && <Text color={color('yellow')}>last error: {s.lastError}</Text>}
       </Box>

@@ -1,0 +1,89 @@
+import type { Message } from '../../core/message.js';
+import type { SourceBatch } from '../../core/route.js';
+import { Wakeup } from '../../core/wakeup.js';
+import type { Outcome } from './responder.js';
+import type { Spool } from './spool.js';
+
+interface Entry {
+  m: Message;
+  done(o: Outcome): void;
+  /** A client waits for the outcome (false once answered 202). */
+  waiting: boolean;
+}
+
+/**
+ * Requests waiting for the sink: the pipeline takes whatever has queued as one batch (no timer), and
+ * each entry learns its outcome when its batch is confirmed, failed, or given back. Spooled
+ * (fire-and-forget) messages are released from the spool once confirmed.
+ */
+export class RequestQueue {
+  private queue: Entry[] = [];
+  private readonly entries = new Map<Message, Entry>();
+  readonly wakeup = new Wakeup();
+
+  constructor(private readonly spool: Spool | undefined) {}
+
+  get length(): number {
+    return this.queue.length;
+  }
+
+  add(m: Message, done: (o: Outcome) => void, waiting = true): void {
+    const entry: Entry = {
+      m,
+      waiting,
+      done: (o) => {
+        this.entries.delete(m);
+        done(o);
+      },
+    };
+    this.entries.set(m, entry);
+    this.queue.push(entry);
+    this.wakeup.notify();
+  }
+
+  /** Queues a message and resolves with its outcome, or a 504 after `timeoutMs`. */
+  wait(m: Message, timeoutMs: number): Promise<Outcome> {
+    return new Promise<Outcome>((resolve) => {
+      const timer = setTimeout(() => resolve({ status: 504, error: `no reply within request_timeout_ms (${timeoutMs} ms)` }), timeoutMs);
+      this.add(m, (o) => {
+        clearTimeout(timer);
+        resolve(o);
+      });
+    });
+  }
+
+  /** Up to `max` queued messages as one batch, or undefined when none is queued. */
+  take(max: number, outcomeOf: (e: unknown) => Outcome): SourceBatch | undefined {
+    if (this.queue.length === 0) return undefined;
+    const taken = this.queue.splice(0, max);
+    const spool = this.spool;
+    return {
+      messages: taken.map((e) => e.m),
+      ack: async (replies) => {
+        taken.forEach((e, i) => e.done({ reply: replies?.[i] }));
+        await spool?.confirm(taken.map((e) => e.m));
+      },
+      fail: async (error) => {
+        const o = outcomeOf(error);
+        for (const e of taken) e.done(o);
+      },
+      release: async () => {
+        for (const e of taken) e.done({ status: 503, error: 'the server is stopping' });
+      },
+    };
+  }
+
+  /** The sink refused `m` for good: answered 422, or false when nobody waits for it (answered 202 already). */
+  async reject(m: Message, error: Error): Promise<boolean> {
+    const e = this.entries.get(m);
+    e?.done({ status: 422, error: error.message });
+    // A spooled message is handled (it will not be retried from the spool).
+    await this.spool?.confirm([m]);
+    return e?.waiting === true;
+  }
+
+  /** Answers everything still queued (the listener is closing). */
+  drain(o: Outcome): void {
+    for (const e of this.queue.splice(0)) e.done(o);
+  }
+}

@@ -1,0 +1,63 @@
+import type { Message } from '../../core/message.js';
+import { ItemSplitter, streamFormat } from './body.js';
+import { BodyTooLarge } from './codecs.js';
+import type { RequestQueue } from './request-queue.js';
+import { requestMessage } from './request-message.js';
+import type { Outcome, Req, Res, Responder } from './responder.js';
+
+/** What a streamed request needs from the HTTP source. */
+export interface StreamIntake {
+  fields: { internal_buffer_size: number; fire_and_forget: boolean; request_timeout_ms: number; max_body_bytes: number };
+  queue: RequestQueue;
+  responder: Responder;
+  /** fire_and_forget: queue (and spool) the message; false when the spool is full. */
+  accept(m: Message): Promise<boolean>;
+  /** The whole body, decompressed within max_body_bytes; undefined once an error was answered. */
+  body(req: Req, res: Res): Promise<Buffer | undefined>;
+}
+
+/**
+ * receive_streamable: one message per NDJSON line, SSE event or chunk, read as the body arrives.
+ * Answered 204 once every item is confirmed (202 at once with fire_and_forget); the first failed
+ * item's status otherwise.
+ */
+export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: bigint | undefined): Promise<void> {
+  const r = s.responder;
+  const f = s.fields;
+  const pending: Promise<Outcome>[] = [];
+  let n = 0;
+  const push = async (item: string | Buffer): Promise<void> => {
+    // A long stream waits for room in the buffer instead of failing (backpressure to the client).
+    while (s.queue.length >= f.internal_buffer_size) await s.queue.wakeup.wait(AbortSignal.timeout(100));
+    const m = requestMessage(item, req, id === undefined ? undefined : id + BigInt(n));
+    n++;
+    if (f.fire_and_forget) {
+      if (!(await s.accept(m))) throw new Error('the spool is full (spool_max_bytes)');
+    } else pending.push(s.queue.wait(m, f.request_timeout_ms));
+  };
+  const splitter = new ItemSplitter(streamFormat(req.headers['content-type'] as string | undefined), push);
+  try {
+    const encoding = String(req.headers['content-encoding'] ?? '');
+    if (encoding && encoding !== 'identity') {
+      // Compressed streams are decompressed whole (within max_body_bytes), then split.
+      const body = await s.body(req, res);
+      if (body === undefined) return;
+      await splitter.write(body);
+    } else {
+      let size = 0;
+      for await (const chunk of req as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > f.max_body_bytes) throw new BodyTooLarge();
+        await splitter.write(chunk);
+      }
+    }
+    await splitter.end();
+  } catch (e) {
+    return r.error(req, res, e instanceof BodyTooLarge ? 413 : 400, (e as Error).message);
+  }
+  if (f.fire_and_forget) return r.send(req, res, 202, JSON.stringify({ messages: n }), { 'content-type': 'application/json' });
+  const outcomes = await Promise.all(pending);
+  const failed = outcomes.find((o): o is { status: number; error: string } => 'status' in o);
+  if (failed) return r.error(req, res, failed.status, failed.error);
+  return r.send(req, res, 204, undefined, { 'x-bridge-messages': String(n) });
+}

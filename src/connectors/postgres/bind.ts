@@ -1,0 +1,50 @@
+import type { JsonNode } from '../../core/json-exact.js';
+import { Binder, Reject } from '../sql/bind.js';
+import type { ColumnInfo } from '../sql/types.js';
+
+/** An element of a PostgreSQL array literal: numbers keep their text, strings are quoted, objects are their JSON text. */
+function element(n: JsonNode): string {
+  switch (n.kind) {
+    case 'array':
+      return '{' + n.items.map(element).join(',') + '}';
+    case 'null':
+      return 'NULL';
+    case 'number':
+      return n.raw;
+    case 'true':
+    case 'false':
+      return n.kind;
+    case 'object':
+      return quoteElement(n.raw);
+    case 'string':
+      return quoteElement(n.value);
+  }
+}
+
+const quoteElement = (s: string): string => '"' + s.replace(/[\\"]/g, (c) => '\\' + c) + '"';
+
+/**
+ * PostgreSQL: every value is bound as text and cast to the column's type by the server (COPY or
+ * `$n::type`), so the hooks keep text. Text cannot hold NUL; numeric takes NaN, and ±Infinity
+ * without a declared precision.
+ */
+export class PgBinder extends Binder {
+  override readonly textNul = false;
+  override readonly holds = { decimalSpecials: true, dateInfinity: true, zeroDates: false, bcDates: true, negativeZero: true, untyped: false, invalidEnum: false };
+
+  protected override decimalSpecial(special: string, col: ColumnInfo): boolean {
+    return special === 'NaN' || col.precision === undefined;
+  }
+
+  protected override outArray(node: JsonNode, col: ColumnInfo): unknown {
+    if (node.kind !== 'array') throw new Reject(`is not an array for ${col.dbType}`);
+    const literal = element(node);
+    if (literal.includes('\u0000')) throw new Reject(`holds a NUL character (\\u0000), which ${col.dbType} cannot store`);
+    return literal;
+  }
+
+  protected override outJson(doc: string, col: ColumnInfo): unknown {
+    if (col.variant === 'jsonb' && /(^|[^\\])(\\\\)*\\u0000/.test(doc)) throw new Reject(`holds \\u0000, which jsonb cannot store`);
+    return doc;
+  }
+}

@@ -1,0 +1,115 @@
+import { Message, type Metadata } from '../../core/message.js';
+import { rowRenderer, type RenderColumn, type RenderOptions } from '../sql/render.js';
+import { RowFields, RowShape } from '../sql/row-fields.js';
+import { postgresKind } from './index.js';
+import { formatLsn, type PgOutputMessage, type Relation, type Tuple } from './pgoutput.js';
+import { pgType } from './types.js';
+
+/** A transaction as the source releases it: its messages, then its commit's end LSN. */
+export type Item = { m: Message } | { commit: bigint };
+
+/**
+ * Turns the pgoutput stream into messages of one table: one per inserted, updated or deleted row
+ * (or truncate), kept until the transaction's commit. A message's id comes from the transaction's
+ * commit LSN and its place in it, so the same change has the same id when a restart streams it again.
+ */
+export class ChangeAssembler {
+  private readonly relations = new Map<number, Relation>();
+  private readonly shapes = new Map<string, RowShape>();
+  private openTx: Item[] | undefined;
+  private txLsn = 0n;
+  private txIndex = 0;
+
+  constructor(
+    private readonly table: string,
+    private readonly sourceMetadata: boolean,
+    private readonly render: RenderOptions,
+  ) {}
+
+  /** Whether a transaction is being received (its changes are not released yet). */
+  get inTransaction(): boolean {
+    return this.openTx !== undefined;
+  }
+
+  reset(): void {
+    this.relations.clear();
+    this.shapes.clear();
+    this.openTx = undefined;
+  }
+
+  /** Feeds one decoded message; returns the transaction's items when it commits. */
+  onMessage(msg: PgOutputMessage, walStart: bigint): Item[] | undefined {
+    switch (msg.tag) {
+      case 'begin':
+        this.openTx = [];
+        this.txLsn = msg.finalLsn;
+        this.txIndex = 0;
+        return undefined;
+      case 'relation':
+        this.relations.set(msg.relation.id, msg.relation);
+        for (const k of [...this.shapes.keys()]) if (k.startsWith(`${msg.relation.id}:`)) this.shapes.delete(k);
+        return undefined;
+      case 'insert':
+        return this.change(msg.relationId, 'insert', msg.row, walStart, false);
+      case 'update':
+        return this.change(msg.relationId, 'update', msg.row, walStart, false);
+      case 'delete':
+        return this.change(msg.relationId, 'delete', msg.old, walStart, !msg.full);
+      case 'truncate':
+        for (const id of msg.relationIds) if (this.ours(id)) this.push(new Message('{}', this.meta('truncate', walStart), this.seed()));
+        return undefined;
+      case 'commit': {
+        const tx = this.openTx ?? [];
+        this.openTx = undefined;
+        tx.push({ commit: msg.endLsn });
+        return tx;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** `pg:<table>:<commit LSN>:<n>` (decisions §6). */
+  private seed(): string {
+    return `pg:${this.table}:${formatLsn(this.txLsn)}:${this.txIndex++}`;
+  }
+
+  private ours(relationId: number): boolean {
+    const r = this.relations.get(relationId);
+    if (!r) return false;
+    const [schema, name] = this.table.includes('.') ? this.table.split('.') : [undefined, this.table];
+    return r.name === name && (schema === undefined || r.schema === schema);
+  }
+
+  private meta(op: string, lsn: bigint): Metadata {
+    const m: Metadata = { 'bridge.op': op, 'bridge.table': this.table };
+    if (this.sourceMetadata) m['bridge.src.pg_lsn'] = formatLsn(lsn);
+    return m;
+  }
+
+  private push(m: Message): void {
+    (this.openTx ??= []).push({ m });
+  }
+
+  /** One row change: the new row, or for deletes the key columns (the whole row with REPLICA IDENTITY FULL). */
+  private change(relationId: number, op: string, tuple: Tuple, lsn: bigint, keyOnly: boolean): undefined {
+    if (!this.ours(relationId)) return undefined;
+    const rel = this.relations.get(relationId)!;
+    const idx: number[] = [];
+    rel.columns.forEach((c, i) => {
+      // Unchanged TOAST values are not sent: leave those fields out rather than invent them.
+      if (tuple[i] !== undefined && (!keyOnly || c.key)) idx.push(i);
+    });
+    const sig = `${relationId}:${idx.join(',')}`;
+    let shape = this.shapes.get(sig);
+    if (!shape) {
+      const cols: RenderColumn[] = idx.map((i) => ({ name: rel.columns[i]!.name, ...pgType(rel.columns[i]!.typeOid) }));
+      const binder = postgresKind.dialect.binder;
+      const sources = cols.map((c) => ({ col: { name: c.name, type: c.type ?? 'text', dbType: c.type ?? 'text', nullable: true }, type: c.type, loose: false, kind: 'postgres', binder }));
+      shape = new RowShape(cols, this.render, false, rowRenderer(cols, this.render, false), sources);
+      this.shapes.set(sig, shape);
+    }
+    this.push(Message.lazy(new RowFields(shape, idx.map((i) => tuple[i])), this.meta(op, lsn), this.seed()));
+    return undefined;
+  }
+}

@@ -1,0 +1,119 @@
+import { configError, type BridgeError } from '../../core/errors.js';
+import type { DescribedTable } from '../../core/route.js';
+import type { SqlConnection, TableInfo } from '../sql/types.js';
+import { parseLsn } from './pgoutput.js';
+import { classifyPg } from './driver.js';
+import { postgresKind } from './index.js';
+
+type Query = (sql: string, params?: unknown[]) => Promise<unknown[][]>;
+
+/**
+ * Checks what change capture needs (wal_level, the table), creates the publication (first: a slot
+ * created before it could not decode its changes) and the slot, and notes the WAL end a copy stops at.
+ */
+export async function prepareCapture(
+  q: Query,
+  conn: SqlConnection['query'],
+  f: { table: string; publication: string; slot_name: string; create_publication: boolean; temporary_slot: boolean },
+  dryRun: boolean,
+): Promise<{ info: TableInfo; walEnd: bigint }> {
+  const level = String((await q('SHOW wal_level'))[0]![0]);
+  if (level !== 'logical') throw configError(`change capture needs wal_level=logical (the server has ${level}): run ALTER SYSTEM SET wal_level = logical; then restart PostgreSQL`);
+  const info = await postgresKind.dialect.introspect({ query: conn }, f.table);
+  if (!info.exists) throw configError(`table ${f.table} does not exist in the postgres source`);
+  await ensurePublication(q, f.publication, f.table, f.create_publication, dryRun);
+  if (!dryRun && !f.temporary_slot) await ensureSlot(q, f.slot_name);
+  return { info, walEnd: parseLsn(String((await q('SELECT pg_current_wal_lsn()::text'))[0]![0])) };
+}
+
+/** The captured table as a sink sees it (for a typed mirror). */
+export function describeCaptured(info: TableInfo): DescribedTable {
+  const binder = postgresKind.dialect.binder;
+  const columns = info.columns.map((c) => ({ name: c.name, type: c.type, dbType: c.dbType, kind: 'postgres', nullable: c.nullable, detail: { col: c, type: c.type, loose: false, kind: 'postgres', binder } }));
+  return { columns, primaryKey: info.primaryKey, unique: info.uniqueSets };
+}
+
+/** Bytes of WAL the slot keeps beyond what was confirmed. */
+export async function slotLag(q: Query, slot: string): Promise<number | undefined> {
+  const r = await q('SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint::text FROM pg_replication_slots WHERE slot_name = $1', [slot]);
+  return r.length ? Number(r[0]![0]) : undefined;
+}
+
+const causeCode = (e: unknown): string | undefined => (e as { cause?: { code?: string } }).cause?.code ?? (e as { code?: string }).code;
+
+/**
+ * Creates the publication if asked, refusing one that would break the application's writes: a table
+ * without a primary key or replica identity whose updates and deletes are published makes every
+ * UPDATE and DELETE on it fail ("cannot update table … because it does not have a replica identity"),
+ * even after bridge exits.
+ */
+export async function ensurePublication(q: Query, pub: string, table: string, create: boolean, dryRun: boolean): Promise<void> {
+  const d = postgresKind.dialect;
+  if ((await q('SELECT 1 FROM pg_publication WHERE pubname = $1', [pub])).length > 0) return;
+  if (!create || dryRun) throw configError(`publication ${pub} does not exist: set create_publication=true, or run CREATE PUBLICATION ${pub} FOR TABLE ${table}`);
+  const identity = await q(
+    `SELECT c.relreplident, EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND (i.indisprimary OR i.indisreplident))
+       FROM pg_class c WHERE c.oid = to_regclass($1)`,
+    [d.table(table)],
+  );
+  const [replident, keyed] = identity[0] ?? [];
+  if (replident === 'n' || (replident === 'd' && keyed !== true && keyed !== 't'))
+    throw configError(
+      `${table} has no primary key or replica identity: a publication of its updates and deletes would make the application's own UPDATE and DELETE on it fail. ` +
+        `Add a primary key, or run ALTER TABLE ${table} REPLICA IDENTITY FULL, or publish inserts only: CREATE PUBLICATION ${pub} FOR TABLE ${table} WITH (publish = 'insert')`,
+    );
+  try {
+    await q(`CREATE PUBLICATION ${d.quote(pub)} FOR TABLE ${d.table(table)}`);
+  } catch (e) {
+    if (causeCode(e) === '42501')
+      throw configError(`creating publication ${pub} needs ownership of ${table}: connect as its owner, or have the owner run CREATE PUBLICATION ${pub} FOR TABLE ${table}`);
+    if (!/already exists/.test((e as Error).message)) throw e;
+  }
+}
+
+/** Creates the replication slot if missing; refuses one of another plugin or in use. */
+export async function ensureSlot(q: Query, slot: string): Promise<void> {
+  const rows = await q('SELECT plugin, active_pid, database FROM pg_replication_slots WHERE slot_name = $1', [slot]);
+  if (rows.length === 0) {
+    try {
+      await q(`SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, [slot]);
+    } catch (e) {
+      const code = causeCode(e);
+      if (code === '42501') throw configError(`creating replication slot ${slot} needs the REPLICATION attribute: ALTER ROLE <user> WITH REPLICATION`);
+      if (code !== '42710') throw e; // created by someone else meanwhile: fine
+    }
+    return;
+  }
+  const [plugin, pid] = rows[0]!;
+  if (plugin !== 'pgoutput') throw configError(`replication slot ${slot} uses the ${String(plugin)} plugin, not pgoutput: choose another slot_name`);
+  if (pid !== null && pid !== undefined) throw configError(`replication slot ${slot} is in use by server process ${String(pid)} (another bridge tail?): stop it, or give this one another slot_name`);
+}
+
+/** The slot's WAL retention, for the line a stopped tail prints. */
+export async function slotHolds(q: Query, slot: string): Promise<string | undefined> {
+  const r = await q('SELECT pg_size_pretty((pg_current_wal_lsn() - restart_lsn)::bigint) FROM pg_replication_slots WHERE slot_name = $1 AND NOT temporary', [slot]);
+  return r.length ? String(r[0]![0]) : undefined;
+}
+
+/**
+ * What a replication error means for the user. A publication that "does not exist" although it
+ * does means the slot's position predates it (pgoutput reads the catalog as of the slot's WAL).
+ */
+export async function explainStreamError(e: unknown, q: Query, pub: string, slot: string, table: string): Promise<BridgeError> {
+  const code = (e as { code?: string }).code;
+  const msg = (e as Error).message;
+  if (code === '55006') return configError(`replication slot ${slot} is in use by another process (another bridge tail?): stop it, or give this one another slot_name`);
+  if (code === '42704' || /publication .* does not exist/.test(msg)) {
+    const exists = (await q('SELECT 1 FROM pg_publication WHERE pubname = $1', [pub]).catch(() => [])).length > 0;
+    if (exists)
+      return configError(
+        `replication slot ${slot} was created before publication ${pub}, so PostgreSQL cannot decode the changes it holds with it: drop the slot (bridge slots drop ${slot} <url>) and start again, or use another slot_name (changes before the new slot are not streamed)`,
+      );
+    return configError(`publication ${pub} does not exist: set create_publication=true, or run CREATE PUBLICATION ${pub} FOR TABLE ${table}`);
+  }
+  if (code === '42501') return configError(`change capture needs the REPLICATION attribute: ALTER ROLE <user> WITH REPLICATION (${msg})`);
+  return classifyPg(e);
+}
+
+export const lostTemporarySlot = (): BridgeError =>
+  configError('the replication connection was lost and its temporary slot with it: changes since then cannot be streamed; run again (without temporary_slot to resume where it stopped)');

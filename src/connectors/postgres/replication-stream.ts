@@ -1,0 +1,101 @@
+import { classifyPg } from './driver.js';
+import { postgresKind } from './index.js';
+import { decodePgOutput, type PgOutputMessage } from './pgoutput.js';
+
+type PgClient = import('pg').Client;
+/** pg keeps its protocol connection private: the replication stream needs its copy data and its socket. */
+type Wire = NodeJS.EventEmitter & { stream: { pause(): void; resume(): void }; sendCopyFromChunk(b: Buffer): void };
+
+/** Microseconds between the Unix epoch and 2000-01-01, PostgreSQL's epoch. */
+const PG_EPOCH_US = 946_684_800_000_000n;
+
+export interface StreamEvents {
+  /** A decoded pgoutput message and the WAL position of its record. */
+  message(msg: PgOutputMessage, walStart: bigint): void;
+  /** The server's WAL end; it may ask for an answer. */
+  keepalive(walEnd: bigint, replyRequested: boolean): void;
+  /** The stream failed or ended. */
+  failed(e: unknown): void;
+}
+
+/**
+ * The streaming replication protocol over pg's replication connection: START_REPLICATION of a
+ * logical slot with pgoutput, CopyData framing (XLogData 'w', keepalive 'k'), standby status
+ * updates ('r'), and pausing the socket for backpressure.
+ */
+export class ReplicationStream {
+  private client: PgClient | undefined;
+  private wire: Wire | undefined;
+  lastStatus = 0;
+
+  constructor(
+    private readonly cfg: Record<string, unknown>,
+    private readonly slot: string,
+    private readonly publication: string,
+    /** A slot that lives only as long as this connection (temporary_slot=true). */
+    private readonly temporary: boolean,
+  ) {}
+
+  /** Connects and starts streaming from the slot's confirmed position; rejects when the server refuses. */
+  async start(on: StreamEvents): Promise<void> {
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ ...this.cfg, replication: 'database' } as never);
+    client.on('error', (e) => on.failed(e));
+    try {
+      await client.connect();
+    } catch (e) {
+      throw classifyPg(e, true);
+    }
+    this.client = client;
+    const wire = (client as unknown as { connection: Wire }).connection;
+    this.wire = wire;
+    const slot = postgresKind.dialect.quote(this.slot);
+    if (this.temporary) await client.query(`CREATE_REPLICATION_SLOT ${slot} TEMPORARY LOGICAL pgoutput`);
+    wire.on('copyData', (m: { chunk: Buffer }) => this.onCopyData(m.chunk, on));
+    await new Promise<void>((resolve, reject) => {
+      wire.once('replicationStart', () => resolve());
+      const pub = this.publication.replace(/'/g, "''");
+      client.query(`START_REPLICATION SLOT ${slot} LOGICAL 0/0 (proto_version '1', publication_names '${pub}')`).then(
+        () => on.failed(new Error('the replication stream ended')),
+        (e: unknown) => {
+          reject(e);
+          on.failed(e);
+        },
+      );
+    });
+  }
+
+  private onCopyData(chunk: Buffer, on: StreamEvents): void {
+    if (chunk[0] === 0x6b) on.keepalive(chunk.readBigUInt64BE(1), chunk[17] === 1);
+    else if (chunk[0] === 0x77) on.message(decodePgOutput(chunk.subarray(25)), chunk.readBigUInt64BE(1));
+  }
+
+  /** Standby status update: everything up to `confirmed` is flushed. */
+  sendStatus(confirmed: bigint, reply: boolean): void {
+    if (!this.wire) return;
+    const b = Buffer.alloc(34);
+    b[0] = 0x72;
+    b.writeBigUInt64BE(confirmed, 1);
+    b.writeBigUInt64BE(confirmed, 9);
+    b.writeBigUInt64BE(confirmed, 17);
+    b.writeBigUInt64BE(BigInt(Date.now()) * 1000n - PG_EPOCH_US, 25);
+    b[33] = reply ? 1 : 0;
+    this.wire.sendCopyFromChunk(b);
+    this.lastStatus = Date.now();
+  }
+
+  pause(): void {
+    this.wire?.stream.pause();
+  }
+
+  resume(): void {
+    this.wire?.stream.resume();
+  }
+
+  async end(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    this.wire = undefined;
+    await c?.end().catch(() => {});
+  }
+}

@@ -1,0 +1,235 @@
+import type { Binder } from './bind.js';
+import type { ColumnInfo, LogicalType } from './types.js';
+
+/** One side of a column mapping: the column and what its kind can hold. */
+export interface Side {
+  col: ColumnInfo;
+  binder: Binder;
+  /** SQLite sources in a dry run: how many values of each storage class the column holds. */
+  profile?: Record<string, number | string> | undefined;
+}
+
+/**
+ * The dry run's verdict on one source column → target column: values that land changed (`lossy`,
+ * documented and counted) and values the target refuses (`rejects`, one rejection per message).
+ * The same facts the binders act on, stated per type instead of per value: the round-trip suite
+ * checks that every pair that was not exact is flagged, and that nothing exact is.
+ */
+export interface Verdict {
+  lossy: string[];
+  rejects: string[];
+}
+
+const NUMERIC = new Set<LogicalType>(['int', 'bigint', 'decimal', 'float', 'bool']);
+const TEMPORAL = new Set<LogicalType>(['date', 'time', 'timestamp', 'timestamptz']);
+const INT64: [bigint, bigint] = [-(2n ** 63n), 2n ** 63n - 1n];
+
+/** The integer range a column's values can take (what they do take, with a profile), unbounded where the type does not say. */
+function range(c: ColumnInfo, profile?: Record<string, number | string>): [bigint | undefined, bigint | undefined] {
+  if (profile) return profile.integer_min === undefined ? [0n, 0n] : [BigInt(profile.integer_min), BigInt(profile.integer_max!)];
+  if (c.min !== undefined && c.max !== undefined) return [BigInt(c.min), BigInt(c.max)];
+  if (c.type === 'bool') return [0n, 1n];
+  return c.affinity === undefined ? [undefined, undefined] : INT64;
+}
+
+const within = (inner: [bigint | undefined, bigint | undefined], outer: [bigint | undefined, bigint | undefined]): boolean =>
+  (outer[0] === undefined || (inner[0] !== undefined && inner[0] >= outer[0])) && (outer[1] === undefined || (inner[1] !== undefined && inner[1] <= outer[1]));
+
+/** Integer digits a decimal column keeps (undefined: unbounded). */
+const intDigits = (c: ColumnInfo): number | undefined => (c.precision === undefined ? undefined : c.precision - (c.scale ?? 0));
+
+function numeric(s: Side, d: Side, v: Verdict): void {
+  const sc = s.col;
+  const dc = d.col;
+  const st = sc.type;
+  const dt = dc.type;
+  // NaN / ±Infinity the source column can hold (PostgreSQL numeric(p,s) takes NaN but not Infinity).
+  const srcNaN = (st === 'float' && s.binder.floatNaN) || (st === 'decimal' && s.binder.holds.decimalSpecials);
+  const srcInf = (st === 'float' && s.binder.floatInfinity) || (st === 'decimal' && s.binder.holds.decimalSpecials && sc.precision === undefined);
+  if (dt === 'bool') {
+    if (st !== 'bool' || (sc.variant === 'tinybool' || sc.affinity !== undefined) !== (dc.variant === 'tinybool' || dc.affinity !== undefined)) {
+      if (!(dc.variant === 'tinybool' || dc.affinity !== undefined) || !within(range(sc), range(dc))) v.rejects.push('values other than true/false (0/1)');
+    }
+    return;
+  }
+  if (st === 'bool') {
+    v.lossy.push('booleans become 1 and 0');
+    return;
+  }
+  if (dt === 'int' || dt === 'bigint') {
+    if (dc.variant === 'year' && sc.variant !== 'year') v.rejects.push('numbers other than 0 and 1901–2155 (YEAR)');
+    else if (st === 'float' || (st === 'decimal' && (sc.scale === undefined || sc.scale > 0))) v.rejects.push('numbers with a fraction, and those out of range');
+    else if (!within(st === 'decimal' ? decimalRange(sc) : range(sc, s.profile), range(dc))) v.rejects.push(`integers outside ${dc.min ?? '-2^63'}..${dc.max ?? '2^63-1'}`);
+    return;
+  }
+  if (dt === 'float') {
+    if (st === 'float' && sc.floatBits !== 24 && dc.floatBits === 24) v.rejects.push('doubles that a 4-byte float cannot hold exactly');
+    if (st === 'decimal' || (st !== 'float' && !within(range(sc), [-(2n ** 53n), 2n ** 53n]))) v.rejects.push('numbers with more digits than a double holds');
+    if (st === 'float' && s.binder.floatNaN && !d.binder.floatNaN) v.rejects.push('NaN');
+    if (st === 'float' && s.binder.floatInfinity && !d.binder.floatInfinity) v.rejects.push('±Infinity');
+    if (st === 'decimal' && srcNaN) v.rejects.push('NaN');
+    if (st === 'decimal' && srcInf) v.rejects.push('±Infinity');
+    if (st === 'float' && s.binder.holds.negativeZero && !keepsNegativeZero(d)) v.rejects.push('-0 (the column does not keep the sign of zero)');
+    return;
+  }
+  // dt === 'decimal'
+  if (d.binder.holds.untyped) {
+    if (st === 'decimal' && (sc.precision === undefined || sc.precision > 15)) v.rejects.push('decimals with more than 15 significant digits (SQLite keeps DECIMAL as REAL)');
+    else if (st === 'int' || st === 'bigint') {
+      if (!within(range(sc), INT64)) v.rejects.push('integers beyond 64 bits');
+    }
+    if (srcNaN) v.rejects.push('NaN');
+    if (srcInf && !d.binder.floatInfinity) v.rejects.push('±Infinity');
+    return;
+  }
+  const nanOk = d.binder.holds.decimalSpecials;
+  const infOk = nanOk && dc.precision === undefined;
+  if (srcNaN && !nanOk) v.rejects.push('NaN');
+  if (srcInf && !infOk) v.rejects.push('±Infinity');
+  if (st === 'float') {
+    if (dc.precision !== undefined) v.rejects.push(`floats beyond ${dc.dbType}'s digits`);
+    return;
+  }
+  const sInt = st === 'decimal' ? intDigits(sc) : digitsOf(range(sc));
+  const dInt = intDigits(dc);
+  if (dInt !== undefined && (sInt === undefined || sInt > dInt)) v.rejects.push(`numbers with more than ${dInt} integer digits`);
+  if (st === 'decimal' && dc.scale !== undefined && dc.precision !== undefined && (sc.scale === undefined || sc.precision === undefined || sc.scale > dc.scale))
+    v.rejects.push(`numbers with more than ${dc.scale} fractional digits (${dc.dbType} would round them)`);
+}
+
+const decimalRange = (c: ColumnInfo): [bigint | undefined, bigint | undefined] => {
+  const n = intDigits(c);
+  if (n === undefined) return [undefined, undefined];
+  const m = 10n ** BigInt(n) - 1n;
+  return [-m, m];
+};
+
+const digitsOf = (r: [bigint | undefined, bigint | undefined]): number | undefined =>
+  r[0] === undefined || r[1] === undefined ? undefined : Math.max(String(r[0]).replace('-', '').length, String(r[1]).length);
+
+const keepsNegativeZero = (d: Side): boolean => d.binder.holds.negativeZero || d.col.affinity === 'blob';
+
+/** Verdict for writing values of `s` into `d`. */
+export function assess(s: Side, d: Side): Verdict {
+  const v: Verdict = { lossy: [], rejects: [] };
+  const st = s.col.type;
+  const dt = d.col.type;
+  if (d.binder.holds.untyped && s.binder.holds.untyped) {
+    // Both SQLite: values go as stored; only a different affinity converts them.
+    if ((s.col.affinity ?? 'blob') !== (d.col.affinity ?? 'blob')) v.lossy.push(`SQLite converts values to the target's ${d.col.affinity} affinity`);
+    return v;
+  }
+  if (NUMERIC.has(dt) && NUMERIC.has(st)) numeric(s, d, v);
+  else if (NUMERIC.has(dt)) v.rejects.push(`${st} values that are not numbers`);
+  else if (TEMPORAL.has(dt)) temporal(s, d, v);
+  else if (dt === 'json') json(s, d, v);
+  else if (dt === 'bytes') bytes(s, d, v);
+  else if (dt === 'array') {
+    if (st !== 'array') v.rejects.push('values that are not arrays');
+  } else if (dt === 'uuid') {
+    if (st !== 'uuid') v.rejects.push('text that is not a UUID');
+  } else text(s, d, v);
+  if (s.binder.holds.untyped) storageClasses(s, d, v);
+  return { lossy: [...new Set(v.lossy)], rejects: [...new Set(v.rejects)] };
+}
+
+function temporal(s: Side, d: Side, v: Verdict): void {
+  const st = s.col.type;
+  const dt = d.col.type;
+  if (!TEMPORAL.has(st)) {
+    v.rejects.push(`${st} values that are not a ${dt}`);
+    return;
+  }
+  const sf = s.col.fraction ?? (s.binder.holds.untyped ? 9 : 6);
+  if (d.col.fraction !== undefined && sf > d.col.fraction && st !== 'date') v.rejects.push(`times with more than ${d.col.fraction} fractional digits (${d.col.dbType} would round them)`);
+  if (st === 'date' && dt !== 'date' && dt !== 'timestamp' && dt !== 'timestamptz') v.rejects.push('dates, which are not times');
+  if ((st === 'timestamp' || st === 'timestamptz') && dt === 'date') v.rejects.push('timestamps with a time of day');
+  if (st === 'time' && dt !== 'time') v.rejects.push('times of day, which are not dates');
+  if (st !== 'time' && dt === 'time') v.rejects.push('dates, which are not times of day');
+  const dated = st !== 'time' && dt !== 'time' && !d.binder.holds.untyped;
+  if (dated && s.binder.holds.dateInfinity && !d.binder.holds.dateInfinity) v.rejects.push('±infinity');
+  if (dated && s.binder.holds.bcDates && !d.binder.holds.bcDates) v.rejects.push('dates before year 1000 or after 9999 (BC dates)');
+  if (dated && s.binder.holds.zeroDates && !d.binder.holds.zeroDates) v.rejects.push('zero dates (0000-00-00)');
+  if (st === 'time' && dt === 'time' && s.col.variant === 'duration' && d.col.variant !== 'duration' && !d.binder.holds.untyped) v.rejects.push('durations below 00:00:00 or beyond 24:00:00');
+  if (st === 'time' && s.col.variant === 'timetz' && d.col.variant !== 'timetz') v.rejects.push('times with a zone offset');
+  if (d.col.variant === 'instant' && s.col.variant !== 'instant') v.rejects.push('instants outside 1970–2038 (TIMESTAMP)');
+}
+
+function json(s: Side, d: Side, v: Verdict): void {
+  const st = s.col.type;
+  const normalises = d.col.variant === 'jsonb';
+  if (st === 'json' || st === 'text' || st === 'uuid' || TEMPORAL.has(st)) {
+    if (st !== 'json') v.rejects.push('text that is not JSON');
+    if (normalises && s.col.variant !== 'jsonb') {
+      v.lossy.push('jsonb normalises documents (whitespace, key order, duplicate keys, number spelling)');
+      if (s.binder.textNul || st === 'json') v.rejects.push('\\u0000, which jsonb cannot store');
+    }
+  } else if (st === 'bytes') v.lossy.push('bytes become a JSON string of their base64');
+  else if ((st === 'float' && (s.binder.floatNaN || s.binder.floatInfinity)) || (st === 'decimal' && s.binder.holds.decimalSpecials)) v.rejects.push('NaN and ±Infinity, which JSON numbers cannot be');
+  if (d.col.affinity !== undefined && d.col.affinity !== 'text' && d.col.affinity !== 'blob' && (st === 'json' || st === 'text' || NUMERIC.has(st)))
+    v.rejects.push(`top-level JSON numbers whose text SQLite's ${d.col.affinity} affinity would change`);
+}
+
+function bytes(s: Side, d: Side, v: Verdict): void {
+  const st = s.col.type;
+  if (st !== 'bytes') {
+    if (st === 'text') v.lossy.push('text stored as its UTF-8 bytes');
+    else v.rejects.push(`${st} values, which are not bytes`);
+    return;
+  }
+  const sl = s.col.maxLength;
+  const dl = d.col.maxLength;
+  if (d.col.variant === 'bit' || s.col.variant === 'bit') {
+    const sb = s.col.variant === 'bit' ? sl : sl === undefined ? undefined : sl * 8;
+    const db = d.col.variant === 'bit' ? dl : dl === undefined ? undefined : dl * 8;
+    if (db !== undefined && (sb === undefined || sb > db)) v.rejects.push(`values of more than ${db} bits`);
+  } else if (dl !== undefined && (sl === undefined || sl > dl)) v.rejects.push(`values longer than ${dl} bytes`);
+  else if (d.col.maxBytes !== undefined && (s.col.maxBytes === undefined || s.col.maxBytes > d.col.maxBytes) && (sl === undefined || sl > d.col.maxBytes))
+    v.rejects.push(`values longer than ${d.col.maxBytes} bytes`);
+}
+
+function text(s: Side, d: Side, v: Verdict): void {
+  const sc = s.col;
+  const dc = d.col;
+  if (sc.type === 'bytes') v.lossy.push('bytes stored as their base64 text');
+  const textual = (sc.type === 'text' && (!sc.labels || sc.labels.some((l) => l.includes('\u0000')))) || sc.type === 'json';
+  if (textual && s.binder.textNul && !d.binder.textNul) v.rejects.push(`text holding NUL (\\u0000), which ${dc.dbType} cannot store`);
+  const sChars = sc.maxLength ?? (sc.maxBytes !== undefined ? sc.maxBytes : sc.type === 'uuid' ? 36 : undefined);
+  if (dc.maxLength !== undefined && (sChars === undefined || sChars > dc.maxLength)) v.rejects.push(`values longer than ${dc.maxLength} characters`);
+  const sBytes = sc.maxBytes ?? (sc.maxLength !== undefined ? sc.maxLength * 4 : sc.type === 'uuid' ? 36 : undefined);
+  if (dc.maxBytes !== undefined && (sBytes === undefined || sBytes > dc.maxBytes)) v.rejects.push(`values longer than ${dc.maxBytes} bytes`);
+  if (dc.labels) {
+    const same = sc.labels !== undefined && sc.variant === dc.variant && sc.labels.every((l) => dc.labels!.includes(l));
+    if (!same) v.rejects.push(`values that are not ${dc.variant === 'set' ? 'members' : 'labels'} of ${dc.dbType}`);
+    else if (dc.variant === 'enum' && s.binder.holds.invalidEnum && !dc.labels.includes('')) v.rejects.push("'', the marker of an invalid ENUM value (strict mode cannot write it)");
+    if (dc.variant === 'set' && same && sc.labels!.some((l, i) => dc.labels!.indexOf(l) < (i > 0 ? dc.labels!.indexOf(sc.labels![i - 1]!) : -1))) v.rejects.push('sets whose members the target orders differently');
+  }
+}
+
+/** SQLite storage classes that land exactly in a target family. */
+function classesFor(t: LogicalType): Set<string> {
+  if (t === 'int' || t === 'bigint' || t === 'bool') return new Set(['integer']);
+  if (t === 'float') return new Set(['real']);
+  if (t === 'decimal') return new Set(['integer', 'real']);
+  if (t === 'bytes') return new Set(['blob']);
+  if (t === 'json') return new Set(['text', 'integer', 'real']);
+  return new Set(['text']);
+}
+
+/**
+ * SQLite does not enforce declared types: a value of another storage class than the target takes
+ * is rejected, or (into text) lands as its text. With the column's profile (dry run), the verdict
+ * names what is there; without it, what could be.
+ */
+function storageClasses(s: Side, d: Side, v: Verdict): void {
+  const dt = d.col.type;
+  const fits = classesFor(dt);
+  const intoText = dt === 'text' && !d.col.labels && d.col.maxLength === undefined;
+  const say = (what: string): void => void (intoText ? v.lossy.push(`${what} land as text (numbers as their digits, blobs as base64)`) : v.rejects.push(`${what} (SQLite does not enforce the declared type)`));
+  if (!s.profile) {
+    const own = s.col.dbType === '' ? undefined : classesFor(s.col.type);
+    if (!own || [...own].some((c) => !fits.has(c)) || !intoText) say(own ? `values of another storage class than ${[...fits].join('/')}` : 'values of mixed storage classes');
+    return;
+  }
+  for (const [cls, n] of Object.entries(s.profile)) if (typeof n === 'number' && cls !== 'null' && n > 0 && !fits.has(cls)) say(`${n} ${cls} value${n === 1 ? '' : 's'}`);
+}

@@ -1,0 +1,319 @@
+import { parseJsonExact, isJson, type JsonNode } from '../../core/json-exact.js';
+import { stringValue, type RawField } from '../../core/json-fields.js';
+import { decimalText, fitsDouble, fitsFloat32, integerInRange, parseDecimal, specialNumber, type Decimal } from './exact.js';
+import { toRfc3339 } from './render.js';
+import type { ColumnInfo, LogicalType } from './types.js';
+
+/** Why one value cannot land exactly in its column; the writer turns it into a rejection of the message. */
+export class Reject extends Error {}
+
+const reject = (why: string): never => {
+  throw new Reject(why);
+};
+
+/** What the writer knows of where a field came from: a typed source column, or nothing (JSON sources). */
+export interface SourceColumn {
+  /** The column as introspected (or as the result described it, for select_query). */
+  col: ColumnInfo;
+  /** undefined when the database did not say (SQLite expressions). */
+  type: LogicalType | undefined;
+  /** The source does not enforce declared types (SQLite): each value's own class decides. */
+  loose: boolean;
+  kind: string;
+  /** The source kind's binder: what its columns can hold (for verdicts). */
+  binder: Binder;
+}
+
+/** Values a kind's columns may hold that other kinds may not, so a dry run can say what a target would refuse. */
+export interface KindHolds {
+  /** numeric NaN / ±Infinity (PostgreSQL). */
+  decimalSpecials: boolean;
+  /** date/timestamp ±infinity (PostgreSQL). */
+  dateInfinity: boolean;
+  /** `0000-00-00` dates (MySQL/MariaDB). */
+  zeroDates: boolean;
+  /** Dates before year 1 (PostgreSQL's BC). */
+  bcDates: boolean;
+  /** REAL/DOUBLE columns keep -0. */
+  negativeZero: boolean;
+  /** Declared types are not enforced: any column may hold any storage class (SQLite). */
+  untyped: boolean;
+  /** ENUM columns may hold '' (what MySQL stores for an invalid value outside strict mode). */
+  invalidEnum: boolean;
+}
+
+/** Turns one payload field (plus the source's raw value, for loose sources) into what the driver binds. */
+export type Converter = (f: RawField, native?: unknown) => unknown;
+
+/** The converter of a column whose source has the same type on the same kind: it needs only the driver's value. */
+export const PASS_THROUGH: Converter = (_f, native) => native ?? null;
+
+const TEXTUAL = new Set<LogicalType>(['text', 'uuid', 'date', 'time', 'timestamp', 'timestamptz']);
+const TRUE = new Set(['t', 'true', '1', 'yes', 'y', 'on']);
+const FALSE = new Set(['f', 'false', '0', 'no', 'n', 'off']);
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Fractional seconds: digits after the seconds of a clock time. */
+const FRACTION = /:\d\d\.(\d+)/;
+/** An integer of at most 15 digits in canonical spelling (no leading zeros, no `-0`). */
+const SHORT_INT = /^(?:0|-?[1-9]\d{0,14})$/;
+/** A zone offset right after a clock time (`…03:04:05.5+02`, `…Z`); a negative duration (`-12:00:00`) is not one. */
+const OFFSET = /\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d(?::?\d\d)?)?)$/i;
+
+/** A value shown in a rejection: short, and never more than the start of a long text. */
+export const show = (s: string): string => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
+
+/** The family of one value: the typed source column's, the class of a loose source's value, or undefined for JSON. */
+function familyOf(native: unknown, src: SourceColumn | undefined): LogicalType | undefined {
+  if (!src) return undefined;
+  if (!src.loose) return src.type;
+  if (typeof native === 'bigint') return src.type === 'decimal' || src.type === 'bool' ? src.type : 'bigint';
+  if (typeof native === 'number') return src.type === 'decimal' ? 'decimal' : 'float';
+  if (Buffer.isBuffer(native)) return 'bytes';
+  return src.type !== undefined && (TEXTUAL.has(src.type) || src.type === 'json') ? src.type : 'text';
+}
+
+type Typed = (f: RawField, fam: LogicalType | undefined, native: unknown) => unknown;
+
+/**
+ * Binds payload fields into typed columns so that each value lands exactly or is rejected with a
+ * reason: what a database would round, truncate or reinterpret silently is checked here first.
+ * Kinds override the `out*` hooks (how their driver wants a value) and the capability flags.
+ */
+export class Binder {
+  /** NaN and ±Infinity exist in the kind's floating-point columns. */
+  readonly floatNaN: boolean = true;
+  readonly floatInfinity: boolean = true;
+  /** Text columns can hold U+0000. */
+  readonly textNul: boolean = true;
+  /** What else the kind's columns can hold, beyond their nominal type (for the dry run's verdicts). */
+  readonly holds: KindHolds = { decimalSpecials: false, dateInfinity: false, zeroDates: false, bcDates: false, negativeZero: true, untyped: false, invalidEnum: false };
+
+  /** Compiles the converter of one column; `src` is the source column when the source is a typed table. */
+  compile(col: ColumnInfo, src?: SourceColumn): Converter {
+    // The same type on the same kind of database: the driver's own value goes back unchanged (no checks to make).
+    if (src && !src.loose && src.binder.constructor === this.constructor && sameType(src.col, col)) return PASS_THROUGH;
+    const typed = this.typed(col);
+    // A JSON `null` document (a json column holding null) is not SQL NULL: the source's raw value tells them apart.
+    return (f, native) => (f.kind === 'null' && (native === undefined || native === null) ? null : typed(f, familyOf(native, src), native));
+  }
+
+  protected typed(col: ColumnInfo): Typed {
+    switch (col.type) {
+      case 'bool':
+        return (f) => this.bool(f, col);
+      case 'int':
+      case 'bigint': {
+        // Most integers are short: checked against the bounds as doubles (exact below 2^53) without parsing.
+        const lo = col.min === undefined || col.min.length > 16 ? -Infinity : Number(col.min);
+        const hi = col.max === undefined || col.max.length > 15 ? Infinity : Number(col.max);
+        return (f, fam) => {
+          if (f.kind === 'number' && SHORT_INT.test(f.raw)) {
+            const n = Number(f.raw);
+            if (n >= lo && n <= hi) return this.outInt(f.raw, col);
+          }
+          return this.integer(f, fam, col);
+        };
+      }
+      case 'decimal':
+        return (f) => this.decimal(f, col);
+      case 'float':
+        return (f) => this.float(f, col);
+      case 'json':
+        return (f, fam) => this.json(f, fam, col);
+      case 'bytes':
+        return (f, fam) => this.bytes(f, fam, col);
+      case 'date':
+      case 'time':
+      case 'timestamp':
+      case 'timestamptz':
+        return (f, fam) => this.temporal(f, fam, col);
+      case 'array':
+        return (f) => this.array(f, col);
+      default:
+        return (f, fam) => this.text(f, fam, col);
+    }
+  }
+
+  protected numberText(f: RawField, col: ColumnInfo, what: string): string {
+    if (f.kind === 'number') return f.raw;
+    if (f.kind === 'string') return stringValue(f);
+    return reject(`is a JSON ${f.kind}, not ${what} for ${col.dbType}`);
+  }
+
+  protected bool(f: RawField, col: ColumnInfo): unknown {
+    if (f.kind === 'true' || f.kind === 'false') return this.outBool(f.kind === 'true', col);
+    const text = this.numberText(f, col, 'a boolean');
+    const word = text.toLowerCase();
+    if (TRUE.has(word) || FALSE.has(word)) return this.outBool(TRUE.has(word), col);
+    const d = parseDecimal(text);
+    // Columns that are integers underneath (MySQL TINYINT(1), SQLite) keep any integer they can hold.
+    if (d && (col.variant === 'tinybool' || col.affinity !== undefined) && integerInRange(d, col.min, col.max)) return this.outInt(decimalText(d), col);
+    return reject(`is ${show(text)}, not a boolean for ${col.dbType}`);
+  }
+
+  protected integer(f: RawField, fam: LogicalType | undefined, col: ColumnInfo): unknown {
+    if ((f.kind === 'true' || f.kind === 'false') && (fam === undefined || fam === 'bool')) return this.outInt(f.kind === 'true' ? '1' : '0', col);
+    const text = this.numberText(f, col, 'an integer');
+    const d = parseDecimal(text);
+    if (!d) return reject(`is ${show(text)}, not an integer for ${col.dbType}`);
+    if (d.frac !== '') return reject(`is ${show(text)}: ${col.dbType} would drop its fraction`);
+    if (!integerInRange(d, col.min, col.max)) return reject(`is ${show(text)}, out of range for ${col.dbType}`);
+    return this.outInt(decimalText(d), col);
+  }
+
+  /** Whether a decimal column takes NaN / ±Infinity (PostgreSQL numeric). */
+  protected decimalSpecial(_special: string, _col: ColumnInfo): boolean {
+    return false;
+  }
+
+  protected decimal(f: RawField, col: ColumnInfo): unknown {
+    if (f.kind === 'true' || f.kind === 'false') return this.outDecimal(f.kind === 'true' ? '1' : '0', parseDecimal('1')!, col);
+    const text = this.numberText(f, col, 'a number');
+    const special = specialNumber(text);
+    if (special) return this.decimalSpecial(special, col) ? this.outDecimal(special, undefined, col) : reject(`is ${special}, which ${col.dbType} cannot hold`);
+    const d = parseDecimal(text);
+    if (!d) return reject(`is ${show(text)}, not a number for ${col.dbType}`);
+    if (col.scale !== undefined && col.precision !== undefined && d.frac.length > col.scale)
+      return reject(`is ${show(text)}: ${col.dbType} keeps ${col.scale} fractional digits and would round it`);
+    if (col.precision !== undefined && d.int.length > col.precision - (col.scale ?? 0)) return reject(`is ${show(text)}, too large for ${col.dbType}`);
+    return this.outDecimal(text, d, col);
+  }
+
+  protected float(f: RawField, col: ColumnInfo): unknown {
+    if (f.kind === 'true' || f.kind === 'false') return this.outFloat(f.kind === 'true' ? '1' : '0', col);
+    const text = this.numberText(f, col, 'a number');
+    const special = specialNumber(text);
+    if (special) {
+      const ok = special === 'NaN' ? this.floatNaN : this.floatInfinity;
+      return ok ? this.outFloat(special, col) : reject(`is ${special}, which ${col.dbType} cannot hold`);
+    }
+    const d = parseDecimal(text);
+    if (!d) return reject(`is ${show(text)}, not a number for ${col.dbType}`);
+    if (!(col.floatBits === 24 ? fitsFloat32(d) : fitsDouble(d))) return reject(`is ${show(text)}: ${col.dbType} would round it (more digits than it keeps)`);
+    if (/^-0*\.?0*(e|$)/i.test(text) && !this.holds.negativeZero && col.affinity !== 'blob') return reject(`is -0: ${col.dbType} does not keep the sign of zero`);
+    return this.outFloat(text, col);
+  }
+
+  protected text(f: RawField, fam: LogicalType | undefined, col: ColumnInfo): unknown {
+    let s: string;
+    if (f.kind === 'string') s = fam === 'json' ? f.raw : stringValue(f);
+    else if (f.kind === 'number' || f.kind === 'object' || f.kind === 'array') s = f.raw;
+    else s = f.kind;
+    if (!this.textNul && s.includes('\u0000')) return reject(`holds a NUL character (\\u0000), which ${col.dbType} cannot store`);
+    if (col.maxLength !== undefined && s.length > col.maxLength && [...s].length > col.maxLength) return reject(`is ${[...s].length} characters, longer than ${col.dbType}`);
+    if (col.maxBytes !== undefined && s.length * 3 > col.maxBytes && Buffer.byteLength(s) > col.maxBytes) return reject(`is ${Buffer.byteLength(s)} bytes, longer than ${col.dbType} holds`);
+    if (col.labels && col.variant === 'enum' && !col.labels.includes(s)) return reject(`is ${show(s)}, not one of the values of ${col.dbType}`);
+    if (col.labels && col.variant === 'set') this.checkSet(s, col);
+    return this.outText(s, col);
+  }
+
+  /** A SET value must be members in the column's order, each once: the database would reorder or drop them. */
+  private checkSet(s: string, col: ColumnInfo): void {
+    if (s === '') return;
+    let last = -1;
+    for (const part of s.split(',')) {
+      const i = col.labels!.indexOf(part);
+      if (i < 0) reject(`holds ${show(part)}, not a member of ${col.dbType}`);
+      if (i <= last) reject(`is ${show(s)}: ${col.dbType} would reorder or merge its members`);
+      last = i;
+    }
+  }
+
+  protected json(f: RawField, fam: LogicalType | undefined, col: ColumnInfo): unknown {
+    let doc: string;
+    if (fam === undefined || fam === 'json' || fam === 'array') doc = f.raw;
+    else if (f.kind === 'string' && (fam === 'decimal' || fam === 'float')) {
+      const t = stringValue(f);
+      if (!parseDecimal(t)) return reject(`is ${show(t)}, which JSON cannot hold as a number`);
+      doc = t;
+    } else if (f.kind === 'string' && fam !== 'bytes') {
+      // Text into a JSON column is parsed as JSON, as the databases' own casts do.
+      doc = stringValue(f);
+      if (!isJson(doc)) return reject(`is text that is not JSON (${show(doc)}), for ${col.dbType}`);
+    } else doc = f.raw;
+    return this.outJson(doc, col);
+  }
+
+  protected bytes(f: RawField, fam: LogicalType | undefined, col: ColumnInfo): unknown {
+    if (f.kind !== 'string') return reject(`is a JSON ${f.kind}; ${col.dbType} takes base64 text`);
+    const s = stringValue(f);
+    let b: Buffer;
+    if (fam === undefined || fam === 'bytes') {
+      if (!BASE64.test(s)) return reject(`is not base64 (bytes columns take base64 text): ${show(s)}`);
+      b = Buffer.from(s, 'base64');
+    } else b = Buffer.from(s, 'utf8');
+    if (col.variant === 'bit') {
+      const bits = col.maxLength ?? 1;
+      const extra = b.length * 8 - bits;
+      if (extra > 0 && b.subarray(0, Math.ceil(extra / 8)).some((x, i) => (i < Math.floor(extra / 8) ? x !== 0 : x >> (8 - (extra % 8)) !== 0)))
+        return reject(`has more than the ${bits} bits of ${col.dbType}`);
+    } else if (col.maxLength !== undefined && b.length > col.maxLength) return reject(`is ${b.length} bytes, longer than ${col.dbType}`);
+    return this.outBytes(b, col);
+  }
+
+  protected temporal(f: RawField, _fam: LogicalType | undefined, col: ColumnInfo): unknown {
+    if (f.kind !== 'string') return reject(`is a JSON ${f.kind}, not a date/time for ${col.dbType}`);
+    let s = stringValue(f);
+    const frac = FRACTION.exec(s)?.[1]?.replace(/0+$/, '') ?? '';
+    if (col.fraction !== undefined && frac.length > col.fraction) return reject(`is ${show(s)}: ${col.dbType} keeps ${col.fraction} fractional digits and would round it`);
+    if (OFFSET.test(s)) {
+      // A zone-less column holds the instant in UTC: an offset is applied, never silently dropped.
+      if (col.type === 'timestamp') {
+        const utc = utcText(s);
+        if (utc === s) return reject(`is ${show(s)}: its offset cannot be applied for ${col.dbType}`);
+        s = utc;
+      } else if (col.type === 'time' && col.variant !== 'timetz') return reject(`is ${show(s)}: ${col.dbType} has no time zone and would drop its offset`);
+    }
+    return this.outTemporal(s, col);
+  }
+
+  protected array(f: RawField, col: ColumnInfo): unknown {
+    if (f.kind !== 'array') return reject(`is a JSON ${f.kind}, not an array for ${col.dbType}`);
+    return this.outArray(parseJsonExact(f.raw), col);
+  }
+
+  protected outBool(v: boolean, _col: ColumnInfo): unknown {
+    return v;
+  }
+  protected outInt(text: string, _col: ColumnInfo): unknown {
+    return text;
+  }
+  /** `d` is undefined for NaN/±Infinity. */
+  protected outDecimal(text: string, _d: Decimal | undefined, _col: ColumnInfo): unknown {
+    return text;
+  }
+  protected outFloat(text: string, _col: ColumnInfo): unknown {
+    return text;
+  }
+  protected outText(s: string, _col: ColumnInfo): unknown {
+    return s;
+  }
+  protected outJson(doc: string, _col: ColumnInfo): unknown {
+    return doc;
+  }
+  protected outBytes(b: Buffer, _col: ColumnInfo): unknown {
+    return b;
+  }
+  protected outTemporal(s: string, _col: ColumnInfo): unknown {
+    return s;
+  }
+  protected outArray(_node: JsonNode, col: ColumnInfo): unknown {
+    return reject(`is an array; ${col.dbType} does not hold arrays`);
+  }
+}
+
+const normalType = (c: ColumnInfo): string => c.dbType.toLowerCase().replace(/\s+/g, ' ').replace(/ null$/, '');
+
+/**
+ * Columns of one kind whose values are interchangeable as the driver reads them. ENUM/SET stay
+ * checked: MySQL stores '' for an invalid value, which strict mode refuses with an unhelpful text.
+ */
+function sameType(a: ColumnInfo, b: ColumnInfo): boolean {
+  return !a.labels && a.type === b.type && a.variant === b.variant && a.floatBits === b.floatBits && normalType(a) === normalType(b) && String(a.labels) === String(b.labels);
+}
+
+/** `2024-01-02T03:04:05.5+02:00` → `2024-01-02 01:04:05.5` (the same instant in UTC, without a zone). */
+export function utcText(s: string): string {
+  const rfc = toRfc3339(s);
+  return rfc.endsWith('Z') ? rfc.slice(0, -1).replace('T', ' ') : s;
+}

@@ -1,0 +1,167 @@
+import { configError, rejectedError } from '../../core/errors.js';
+import type { RawField } from '../../core/json-fields.js';
+import type { Message } from '../../core/message.js';
+import { assess } from './assess.js';
+import { PASS_THROUGH, Reject, type Binder, type Converter } from './bind.js';
+import { RowFields, type RowShape } from './row-fields.js';
+import type { ColumnInfo, TableInfo } from './types.js';
+
+/** One message as the values of the columns it maps to. */
+export interface Row {
+  m: Message;
+  cols: ColumnInfo[];
+  values: unknown[];
+  keyText: string | undefined;
+  /** Values written through a lossy mapping. */
+  lossy: number;
+}
+
+interface ShapePlan {
+  targets: (ColumnInfo | undefined)[];
+  converters: (Converter | undefined)[];
+  /** Columns whose mapping the dry run calls LOSSY: their values are counted. */
+  lossy: boolean[];
+}
+
+export interface ColumnRowsOptions {
+  table: string;
+  info: TableInfo;
+  extraColumn: string | undefined;
+  key: string[] | undefined;
+  /** Called once per distinct field that has no column and no extra_column (then counted). */
+  onDropped(fields: string[], count: number): void;
+}
+
+/**
+ * columns=auto's mapping: each payload field into the column of the same name (exact, then
+ * case-insensitive where unique), converted by the kind's binder; unmatched fields into
+ * extra_column as one JSON object, or dropped and counted. Rows from a SQL source are converted
+ * with a plan compiled once per result shape.
+ */
+export class ColumnRows {
+  protected readonly exact = new Map<string, ColumnInfo>();
+  private readonly folded = new Map<string, ColumnInfo | null>();
+  readonly extra: ColumnInfo | undefined;
+  readonly key: ColumnInfo[] | undefined;
+  private readonly warned = new Set<string>();
+
+  constructor(
+    private readonly binder: Binder,
+    private readonly o: ColumnRowsOptions,
+  ) {
+    const col = (name: string, field: string): ColumnInfo => {
+      const c = o.info.columns.find((x) => x.name === name);
+      if (!c) throw configError(`${field} "${name}" is not a column of ${o.table} (columns: ${o.info.columns.map((x) => x.name).join(', ')})`);
+      return c;
+    };
+    if (o.extraColumn !== undefined) {
+      this.extra = col(o.extraColumn, 'extra_column');
+      if (this.extra.type !== 'json' && this.extra.type !== 'text') throw configError(`extra_column ${this.extra.name} is ${this.extra.dbType}; it must be a JSON or text column`);
+    }
+    if (o.key) {
+      this.key = o.key.map((k) => col(k, 'key'));
+      const want = [...o.key].sort().join(',');
+      if (!o.info.uniqueSets.some((s) => [...s].sort().join(',') === want))
+        throw configError(`key (${o.key.join(', ')}) needs a primary key or unique index on exactly those columns of ${o.table}`);
+    }
+    for (const c of o.info.columns) {
+      if (c === this.extra) continue;
+      this.exact.set(c.name, c);
+      const lower = c.name.toLowerCase();
+      this.folded.set(lower, this.folded.has(lower) ? null : c);
+    }
+  }
+
+  columnFor(field: string): ColumnInfo | undefined {
+    return this.exact.get(field) ?? this.folded.get(field.toLowerCase()) ?? undefined;
+  }
+
+  /** Converters of a JSON payload (no source types), one per target column, compiled on first use. */
+  private readonly jsonConverters = new Map<ColumnInfo, Converter>();
+  /** Per source row shape: the target column and converter of each source column (compiled once). */
+  private readonly plans = new WeakMap<RowShape, ShapePlan>();
+
+  private planFor(shape: RowShape): ShapePlan {
+    let p = this.plans.get(shape);
+    if (!p) {
+      const b = this.binder;
+      const targets = shape.columns.map((c) => this.columnFor(c.name));
+      const sources = shape.sources;
+      p = {
+        targets,
+        converters: targets.map((t, i) => (t ? b.compile(t, sources[i]) : undefined)),
+        lossy: targets.map((t, i) => t !== undefined && sources[i] !== undefined && assess(sources[i]!, { col: t, binder: b }).lossy.length > 0),
+      };
+      this.plans.set(shape, p);
+    }
+    return p;
+  }
+
+  private convert(conv: Converter, f: RawField, native: unknown, m: Message, name: string): unknown {
+    try {
+      return conv(f, native);
+    } catch (e) {
+      if (e instanceof Reject) throw rejectedError(`message ${m.idHex}: field ${name} ${e.message}`, undefined, m.idHex);
+      throw e;
+    }
+  }
+
+  row(m: Message): Row {
+    const fields = m.fields();
+    if (!fields) throw rejectedError(`message ${m.idHex} is not a JSON object; columns=auto maps object fields to columns`, undefined, m.idHex);
+    const cols: ColumnInfo[] = [];
+    const values: unknown[] = [];
+    let extra: [string, RawField][] | undefined;
+    let dropped: string[] | undefined;
+    let lossy = 0;
+    if (fields instanceof RowFields) {
+      const plan = this.planFor(fields.shape);
+      const names = fields.shape.columns;
+      for (let i = 0; i < names.length; i++) {
+        const c = plan.targets[i];
+        const native = fields.native(i);
+        if (!c) {
+          if (this.extra) (extra ??= []).push([names[i]!.name, fields.at(i)]);
+          else (dropped ??= []).push(names[i]!.name);
+          continue;
+        }
+        const conv = plan.converters[i]!;
+        cols.push(c);
+        // A pass-through column needs only the driver's value: its field is never built.
+        values.push(conv === PASS_THROUGH ? (native ?? null) : this.convert(conv, fields.at(i), native, m, names[i]!.name));
+        if (plan.lossy[i] && native !== null) lossy++;
+      }
+    } else {
+      for (const [name, f] of fields) {
+        const c = this.columnFor(name);
+        if (!c) {
+          if (this.extra) (extra ??= []).push([name, f]);
+          else (dropped ??= []).push(name);
+          continue;
+        }
+        let conv = this.jsonConverters.get(c);
+        if (!conv) this.jsonConverters.set(c, (conv = this.binder.compile(c)));
+        cols.push(c);
+        values.push(this.convert(conv, f, undefined, m, name));
+      }
+    }
+    if (this.extra) {
+      cols.push(this.extra);
+      values.push(extra ? `{${extra.map(([k, f]) => `${JSON.stringify(k)}:${f.raw}`).join(',')}}` : '{}');
+    }
+    if (dropped) {
+      const fresh = dropped.filter((x) => !this.warned.has(x));
+      for (const x of fresh) this.warned.add(x);
+      this.o.onDropped(fresh, dropped.length);
+    }
+    let keyText: string | undefined;
+    if (this.key) {
+      const parts = this.key.map((k) => {
+        const i = cols.indexOf(k);
+        return i < 0 ? undefined : values[i];
+      });
+      if (parts.every((p) => p !== undefined && p !== null)) keyText = JSON.stringify(parts.map((p) => (Buffer.isBuffer(p) ? p.toString('hex') : String(p))));
+    }
+    return { m, cols, values, keyText, lossy };
+  }
+}

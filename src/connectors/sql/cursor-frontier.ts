@@ -1,0 +1,125 @@
+/** A cursor position: the cursor value and, when paging by (cursor, key), the key of that row. */
+export interface Position {
+  value: string;
+  key?: string[] | undefined;
+}
+
+/**
+ * Follows one noted transaction into a newer listing: the name to keep waiting on (itself, or the
+ * transaction a statement noted earlier has since started), or undefined once it has ended.
+ */
+export type Follow = (member: string, notedAt: number) => string | undefined;
+
+/** One poll that read past the frontier: up to where, and the transactions open after its read (once seen). */
+interface Window {
+  upTo: Position;
+  open: string[] | undefined;
+  notedAt: number;
+  at: number;
+  /** Identities of the rows delivered with a position in (previous window's upTo, upTo]. */
+  ids: string[];
+}
+
+/**
+ * The frontier of exact cursor paging under concurrent writers. A writer takes its cursor value
+ * (a sequence number, now()) before it commits, and writers commit out of order, so a poll can read
+ * past rows that become visible only later. Each poll that reads past the frontier opens a window
+ * that remembers the transactions open right after its read: any row at or below the window's end
+ * that the read could not see belongs to one of them. Once they have all ended (and `lagMs` has
+ * passed, for values set by clients' clocks), the window is re-read, rows not delivered yet are
+ * delivered, and the frontier — what a checkpoint stores — moves to the window's end.
+ */
+export class Frontier {
+  /** Everything at or below it was delivered. undefined = the start of the table. */
+  frontier: Position | undefined;
+  /** The highest position read. */
+  high: Position | undefined;
+  private readonly windows: Window[] = [];
+  /** Identities delivered above the frontier, counted (a table without a key may hold equal rows). */
+  private readonly delivered = new Map<string, number>();
+
+  constructor(
+    start: Position | undefined,
+    private readonly lagMs: number,
+  ) {
+    this.frontier = start;
+    this.high = start;
+  }
+
+  get pending(): number {
+    return this.windows.length;
+  }
+
+  /** Rows delivered above the frontier (kept to skip them when a window is re-read). */
+  get above(): number {
+    return this.delivered.size;
+  }
+
+  /** Transactions the oldest window still waits for. */
+  blockers(): string[] {
+    return this.windows[0]?.open ?? [];
+  }
+
+  /** A poll read `ids` up to `upTo`; the transactions to wait for are noted by the next observe(). */
+  read(upTo: Position, ids: string[], now: number): void {
+    this.high = upTo;
+    for (const id of ids) this.delivered.set(id, (this.delivered.get(id) ?? 0) + 1);
+    this.windows.push({ upTo, open: undefined, notedAt: 0, at: now, ids });
+  }
+
+  /**
+   * The transactions open now, listed after the reads of the windows not yet observed: any that
+   * could commit below those reads is among them, or has ended. Names starting with `~` are
+   * aliases: they match a transaction noted earlier, but are not noted.
+   */
+  observe(open: Set<string>, now: number): void {
+    let noted: string[] | undefined;
+    for (const w of this.windows)
+      if (!w.open) {
+        w.open = noted ??= [...open].filter((t) => !t.startsWith('~'));
+        w.notedAt = now;
+      }
+  }
+
+  /**
+   * The end of the newest window that can close now: its transactions and those of every window
+   * before it have ended (`follow` finds none still open) and the lag has passed. undefined = none.
+   */
+  closable(follow: Follow, now: number): Position | undefined {
+    let end: Position | undefined;
+    for (const w of this.windows) {
+      if (!w.open || now - w.at < this.lagMs) break;
+      w.open = w.open.map((t) => follow(t, w.notedAt)).filter((t): t is string => t !== undefined);
+      if (w.open.length) break;
+      end = w.upTo;
+    }
+    return end;
+  }
+
+  /** Of the identities found re-reading up to a window's end, those not delivered yet (each as often as it is missing). */
+  missing(ids: string[]): string[] {
+    const left = new Map<string, number>();
+    const out: string[] = [];
+    for (const id of ids) {
+      const have = left.get(id) ?? this.delivered.get(id) ?? 0;
+      if (have > 0) left.set(id, have - 1);
+      else out.push(id);
+    }
+    return out;
+  }
+
+  /** Windows up to `upTo` are closed: late rows `lateIds` were delivered, the frontier moves there. */
+  close(upTo: Position, lateIds: string[] = []): void {
+    void lateIds; // delivered now and at or below the new frontier: never looked up again
+    while (this.windows.length) {
+      const w = this.windows.shift()!;
+      for (const id of w.ids) {
+        const n = (this.delivered.get(id) ?? 1) - 1;
+        if (n > 0) this.delivered.set(id, n);
+        else this.delivered.delete(id);
+      }
+      if (w.upTo === upTo) break;
+    }
+    this.frontier = upTo;
+  }
+}

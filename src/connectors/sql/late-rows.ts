@@ -1,0 +1,135 @@
+import type { Message } from '../../core/message.js';
+import { Frontier, type Position } from './cursor-frontier.js';
+import type { CursorQuery } from './cursor-query.js';
+import type { Database } from './database.js';
+import type { TransactionListing } from './dialect.js';
+import type { SqlResult } from './types.js';
+
+export interface LateRowsOptions {
+  db: Database;
+  q: CursorQuery;
+  table: string;
+  select: string;
+  lagMs: number;
+  warn(text: string): void;
+  /** Rows as messages (the reader's own rendering and ids). */
+  messages(res: SqlResult): Message[];
+}
+
+const NONE: TransactionListing = { open: new Set() };
+/** How often windows are closed while a backlog is read. */
+const CLOSE_EVERY_MS = 25;
+
+/**
+ * The part of cursor paging that finds rows committed late (see Frontier): lists other sessions'
+ * transactions no more often than the kind allows, closes the windows whose transactions have
+ * ended by re-reading them, and warns when a transaction keeps the frontier back for long.
+ */
+export class LateRows {
+  readonly frontier: Frontier;
+  /** Whether windows are kept: the kind lists open transactions, or a lag was asked for. */
+  tracking = false;
+  private watching = false;
+  private listedAt = 0;
+  private closedAt = 0;
+  private blockedSince = 0;
+
+  constructor(
+    private readonly o: LateRowsOptions,
+    start: Position | undefined,
+  ) {
+    this.frontier = new Frontier(start, o.lagMs);
+  }
+
+  /** Finds out whether other sessions' transactions can be seen (a missing privilege is warned about). */
+  async start(): Promise<void> {
+    const d = this.o.db.dialect;
+    const blind = d.tracksTransactions ? await d.transactionBlindness({ query: (s, p) => this.o.db.query(s, p) }) : undefined;
+    if (blind)
+      this.o.warn(`cursor paging on ${this.o.table} cannot wait for rows committed out of order: ${blind}. Rows a slow transaction commits below the position can be missed; use publication= (change capture) or grant it.`);
+    this.watching = d.tracksTransactions && !blind;
+    this.tracking = this.watching || this.o.lagMs > 0;
+  }
+
+  /** After a poll: closes the windows that can close (every poll once caught up, a few times a second while reading a backlog). */
+  async afterRead(caughtUp: boolean, now: number): Promise<Message[]> {
+    if (!this.tracking || !this.frontier.pending || (!caughtUp && now - this.closedAt < CLOSE_EVERY_MS)) return [];
+    this.closedAt = now;
+    // Listed after the rows were read: a transaction that could commit below them is open now, or has ended.
+    const open = await this.list();
+    if (!open) return [];
+    this.frontier.observe(open.open, now);
+    return this.close(open, now);
+  }
+
+  /** Drained with windows open: waits (up to `ms`) for their transactions, so a run that stops then keeps an up-to-date position. */
+  async settle(ms: number): Promise<Message[]> {
+    const start = Date.now();
+    while (this.tracking && this.frontier.pending && Date.now() - start < ms) {
+      await new Promise((r) => setTimeout(r, Math.max(20, this.o.db.dialect.transactionListIntervalMs)));
+      const open = await this.list();
+      if (!open) continue;
+      this.frontier.observe(open.open, Date.now());
+      const late = await this.close(open, Date.now());
+      if (late.length || !this.frontier.pending) return late;
+    }
+    return [];
+  }
+
+  /** Other sessions' open transactions, no more often than the kind allows; undefined when not listed this time. */
+  private async list(): Promise<TransactionListing | undefined> {
+    if (!this.watching) return NONE;
+    const d = this.o.db.dialect;
+    if (Date.now() - this.listedAt < d.transactionListIntervalMs) return undefined;
+    this.listedAt = Date.now();
+    const clock = ['timestamp', 'timestamptz', 'date', 'time'].includes(this.o.q.column.type);
+    return this.o.db.withConnection((c) => d.openTransactions(c, clock, this.o.db.sessionIds()));
+  }
+
+  /** Closes the windows whose transactions have ended: re-reads them and returns the rows committed late. */
+  private async close(open: TransactionListing, now: number): Promise<Message[]> {
+    const d = this.o.db.dialect;
+    const q = this.o.q;
+    const end = this.frontier.closable((member, notedAt) => d.stillOpen(member, open, notedAt), now);
+    if (!end) {
+      this.warnIfBlocked(now);
+      return [];
+    }
+    this.blockedSince = 0;
+    const params: unknown[] = [];
+    const range = q.between(this.frontier.frontier, end, params);
+    const t = d.table(this.o.table);
+    // Keys first (an index-only scan with an index on (cursor, key)); whole rows only when some are missing.
+    const keys = q.keyed ? await this.o.db.query(`SELECT ${q.order.map((c) => d.quote(c.name)).join(', ')} FROM ${t} WHERE ${range}`, params) : undefined;
+    let missing = keys ? this.frontier.missing(keys.rows.map(q.identityOf(keys))) : undefined;
+    let late: Message[] = [];
+    if (!missing || missing.length) {
+      const res = await this.o.db.query(`SELECT ${this.o.select} FROM ${t} WHERE ${range} ORDER BY ${q.orderBy()}`, params);
+      const id = q.identityOf(res);
+      missing ??= this.frontier.missing(res.rows.map(id));
+      const want = new Map<string, number>();
+      for (const m of missing) want.set(m, (want.get(m) ?? 0) + 1);
+      const rows = res.rows.filter((r) => {
+        const k = id(r);
+        const n = want.get(k) ?? 0;
+        if (n > 0) want.set(k, n - 1);
+        return n > 0;
+      });
+      late = this.o.messages({ ...res, rows });
+    }
+    this.frontier.close(end, missing);
+    return late;
+  }
+
+  private warnIfBlocked(now: number): void {
+    if (this.frontier.pending === 0) return;
+    if (this.blockedSince === 0) this.blockedSince = now;
+    else if (now - this.blockedSince > 60_000) {
+      this.blockedSince = now;
+      const f = this.frontier.frontier;
+      this.o.warn(
+        `cursor paging on ${this.o.table} has waited a minute for transactions that were open when it read past ${f ? this.o.q.describe(f) : 'the start'} (${this.frontier.blockers().slice(0, 3).join(', ')}); ${this.frontier.above} rows are delivered above the saved position and would come again after a restart`,
+      );
+    }
+  }
+}

@@ -1,0 +1,136 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bridge, parseLines, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
+import { mysqlLike, PG_URL, postgres, sqlite, type TestDb } from '../helpers/databases.js';
+
+/** Issue 12: change capture that is safe for the user's database, with stable ids, and that can mirror a table. */
+const dir = tempDir();
+let pg: TestDb;
+let my: TestDb;
+let lite: TestDb;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const dropSlot = (slot: string) => pg.exec(`SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '${slot}' AND NOT active`);
+
+beforeAll(async () => {
+  pg = await postgres();
+  my = await mysqlLike('mariadb');
+  lite = sqlite(path.join(dir, 'mirror.db'));
+});
+afterAll(async () => {
+  for (const s of ['m_slot_postgres', 'm_slot_mariadb', 'm_slot_sqlite', 'ids_slot', 'kept_slot']) await dropSlot(s);
+  for (const d of [pg, my, lite]) await d.close();
+});
+
+describe('change capture is safe for the database it reads', () => {
+  it("create_publication on a table without a primary key is refused, and the application's UPDATE and DELETE keep working", async () => {
+    await pg.exec("DROP PUBLICATION IF EXISTS nopk_pub; DROP TABLE IF EXISTS t_nopk; CREATE TABLE t_nopk (a int, b text); INSERT INTO t_nopk VALUES (1, 'x')");
+    const r = await bridge(['tail', `${PG_URL}?table=t_nopk&publication=nopk_pub&create_publication=true&slot_name=nopk_slot`, '-']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/t_nopk has no primary key or replica identity: .* Add a primary key, or run ALTER TABLE t_nopk REPLICA IDENTITY FULL, or publish inserts only: CREATE PUBLICATION nopk_pub FOR TABLE t_nopk WITH \(publish = 'insert'\)/);
+    expect(await pg.rows("SELECT 1 FROM pg_publication WHERE pubname = 'nopk_pub'")).toEqual([]);
+    await pg.exec("UPDATE t_nopk SET b = 'y' WHERE a = 1; DELETE FROM t_nopk WHERE a = 1");
+  });
+
+  it('a slot created before its publication: the error says so and how to fix it', async () => {
+    await pg.exec("DROP PUBLICATION IF EXISTS early_pub; DROP TABLE IF EXISTS t_early; CREATE TABLE t_early (id int PRIMARY KEY, v text)");
+    await dropSlot('early_slot');
+    await pg.exec("SELECT pg_create_logical_replication_slot('early_slot', 'pgoutput'); INSERT INTO t_early VALUES (1, 'before'); CREATE PUBLICATION early_pub FOR TABLE t_early; INSERT INTO t_early VALUES (2, 'after')");
+    const r = await bridge(['copy', `${PG_URL}?table=t_early&publication=early_pub&slot_name=early_slot`, '-']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('replication slot early_slot was created before publication early_pub');
+    expect(r.stderr).toContain('bridge slots drop early_slot');
+    await dropSlot('early_slot');
+  });
+
+  it('a change delivered again after a restart has the same id (commit LSN and place in the transaction)', async () => {
+    await pg.exec('DROP PUBLICATION IF EXISTS ids_pub; DROP TABLE IF EXISTS t_ids; CREATE TABLE t_ids (id int PRIMARY KEY, v text)');
+    await dropSlot('ids_slot');
+    const url = `${PG_URL}?table=t_ids&publication=ids_pub&slot_name=ids_slot&create_publication=true`;
+    // Creates the publication and the slot, and stops (nothing to stream yet).
+    expect((await bridge(['copy', url, '-'])).exitCode).toBe(0);
+    await pg.exec(`INSERT INTO t_ids SELECT g, 'v' || g FROM generate_series(1, 10) g`);
+    // --limit stops inside the 10-change transaction: its commit is not confirmed, so it streams again.
+    const first = await bridge(['copy', url, '-', '--dst-opt', 'format=envelope', '--limit', '4', '--batch-size', '4', '-q']);
+    const second = await bridge(['copy', url, '-', '--dst-opt', 'format=envelope', '-q']);
+    const ids = (out: string) => (parseLines(out) as { id: string; payload: { id: number } }[]).map((e) => `${e.payload.id}:${e.id}`);
+    expect(ids(first.stdout)).toHaveLength(4);
+    expect(ids(second.stdout).slice(0, 4)).toEqual(ids(first.stdout));
+    expect(new Set(ids(second.stdout)).size).toBe(10);
+  });
+
+  it('a stopped tail says its slot remains and the WAL it holds; bridge slots lists it and drops it', async () => {
+    await pg.exec('DROP PUBLICATION IF EXISTS kept_pub; DROP TABLE IF EXISTS t_kept; CREATE TABLE t_kept (id int PRIMARY KEY)');
+    await dropSlot('kept_slot');
+    const r = await bridge(['copy', `${PG_URL}?table=t_kept&publication=kept_pub&slot_name=kept_slot&create_publication=true`, '-']);
+    expect(r.stderr).toMatch(/replication slot kept_slot remains \(it holds [\d.]+ (bytes|kB|MB) of WAL until a tail resumes from it\); when you no longer need it: bridge slots drop kept_slot <url>/);
+    const list = await bridge(['slots', PG_URL, '--format', 'json']);
+    expect(list.exitCode).toBe(0);
+    expect(parseLines(list.stdout)).toContainEqual(expect.objectContaining({ slot_name: 'kept_slot', active_pid: null, plugin: 'pgoutput', temporary: false }));
+    const drop = await bridge(['slots', 'drop', 'kept_slot', PG_URL]);
+    expect(drop.exitCode).toBe(0);
+    expect(await pg.rows("SELECT 1 FROM pg_replication_slots WHERE slot_name = 'kept_slot'")).toEqual([]);
+    expect((await bridge(['slots', 'drop', 'kept_slot', PG_URL])).exitCode).toBe(2);
+  });
+
+  it('temporary_slot=true leaves no slot behind', async () => {
+    await pg.exec('DROP PUBLICATION IF EXISTS tmp_pub; DROP TABLE IF EXISTS t_tmp; CREATE TABLE t_tmp (id int PRIMARY KEY); INSERT INTO t_tmp VALUES (1)');
+    const r = await bridge(['copy', `${PG_URL}?table=t_tmp&publication=tmp_pub&slot_name=tmp_slot&create_publication=true&temporary_slot=true`, '-']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('remains');
+    expect(await pg.rows("SELECT 1 FROM pg_replication_slots WHERE slot_name = 'tmp_slot'")).toEqual([]);
+  });
+
+  it('into a payload-only sink, the operation is only in metadata: one warning naming format=envelope', async () => {
+    await pg.exec('DROP PUBLICATION IF EXISTS warn_pub; DROP TABLE IF EXISTS t_warn; CREATE TABLE t_warn (id int PRIMARY KEY)');
+    const url = `${PG_URL}?table=t_warn&publication=warn_pub&slot_name=warn_slot&create_publication=true&temporary_slot=true`;
+    const p = spawnBridge(['tail', url, '-', '--progress', 'none']);
+    await sleep(1500);
+    await pg.exec('INSERT INTO t_warn VALUES (1), (2); DELETE FROM t_warn WHERE id = 1');
+    await sleep(1000);
+    p.kill('SIGTERM');
+    const r = await p;
+    expect(String(r.stderr).match(/only in message metadata/g)).toHaveLength(1);
+    expect(String(r.stderr)).toContain('format=envelope');
+  });
+});
+
+for (const kind of ['postgres', 'mariadb', 'sqlite'] as const)
+  describe(`mirror a table into ${kind}`, () => {
+    it('1,000 inserts, 200 updates, 100 deletes, a truncate and a SIGKILL: the mirror equals the source', async () => {
+      const target = { postgres: () => pg, mariadb: () => my, sqlite: () => lite }[kind]();
+      const slot = `m_slot_${kind}`;
+      await pg.exec(`DROP PUBLICATION IF EXISTS m_pub_${kind}; DROP TABLE IF EXISTS t_mirror_src; CREATE TABLE t_mirror_src (id int PRIMARY KEY, v text NOT NULL, n numeric(10,2))`);
+      await dropSlot(slot);
+      await target.exec('DROP TABLE IF EXISTS t_mirror');
+      const src = `${PG_URL}?table=t_mirror_src&publication=m_pub_${kind}&slot_name=${slot}&create_publication=true`;
+      const args = ['tail', src, target.url('t_mirror', 'columns=auto&key=id&auto_create_table=true'), '--progress', 'none', '--batch-size', '50'];
+      const phase = async (from: number, inserts: number, updates: number, deletes: number) => {
+        for (let t = 0; t < inserts / 100; t++) {
+          const base = from + t * 100;
+          await pg.exec(`INSERT INTO t_mirror_src SELECT g, 'v' || g, g / 7.0 FROM generate_series(${base}, ${base + 99}) g`);
+          await sleep(20);
+        }
+        await pg.exec(`UPDATE t_mirror_src SET v = 'updated ' || id, n = NULL WHERE id IN (SELECT id FROM t_mirror_src ORDER BY id LIMIT ${updates})`);
+        await pg.exec(`DELETE FROM t_mirror_src WHERE id IN (SELECT id FROM t_mirror_src ORDER BY id DESC LIMIT ${deletes})`);
+      };
+      let p = spawnBridge(args);
+      await sleep(1500);
+      await phase(1, 600, 100, 50);
+      p.kill('SIGKILL');
+      await p.catch(() => {});
+      await pg.exec('TRUNCATE t_mirror_src');
+      await phase(10_001, 400, 100, 50);
+      p = spawnBridge(args);
+      const want = await pg.rows('SELECT id, v, n::text AS n FROM t_mirror_src ORDER BY id');
+      const mirror = async () => {
+        const r = await bridge(['copy', target.url('t_mirror'), '-', '-q']);
+        return (parseLines(r.stdout) as { id: number; v: string; n: string | null }[]).map((x) => ({ id: x.id, v: x.v, n: x.n })).sort((a, b) => a.id - b.id);
+      };
+      await waitFor(async () => (await mirror()).length === want.length, 30_000, 300).catch(() => undefined);
+      p.kill('SIGTERM');
+      expect((await p).exitCode).toBe(0);
+      expect(want).toHaveLength(350);
+      expect(await mirror()).toEqual(want);
+    }, 90_000);
+  });
