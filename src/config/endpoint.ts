@@ -11,7 +11,7 @@ import { parseQuery, parseUrl, type ParsedUrl } from './url.js';
 export interface Endpoint {
   role: Role;
   spec: ConnectorSpec;
-  /** postgres | mysql | mariadb | sqlite | sqlserver | ndjson | http | https */
+  /** The kind the scheme selects: a database kind (src/connectors/kinds.ts), ndjson, http. */
   kind: string;
   /** Parsed URL of network endpoints (absent for `-`, files and SQLite). */
   url?: ParsedUrl;
@@ -49,6 +49,12 @@ function splitPathForm(text: string, prefix: string): { file: string; query: [st
   return { file: file === ':memory:' ? file : path.resolve(file), query: q < 0 ? [] : parseQuery(rest.slice(q + 1)) };
 }
 
+/** Whether a scheme names a file, not a host (SQLite databases, NDJSON files): its connector says. */
+function isPathScheme(scheme: string | undefined, lookup: SpecLookup): boolean {
+  const s = scheme?.toLowerCase();
+  return s !== undefined && lookup(s)?.pathSchemes?.includes(s) === true;
+}
+
 /**
  * Resolves an endpoint argument for a role. `overrides` are flags and --src-opt/--dst-opt pairs;
  * they win over the URL's query.
@@ -65,12 +71,12 @@ export function resolveEndpoint(rawText: string, role: Role, lookup: SpecLookup,
     scheme = '-';
     stdio = true;
     query = text === '-' ? [] : parseQuery(text.slice(2));
-  } else if (/^sqlite::memory:/i.test(text)) {
-    scheme = 'sqlite';
+  } else if (isPathScheme(/^([a-z][a-z0-9+.-]*)::memory:/i.exec(text)?.[1], lookup)) {
+    scheme = text.slice(0, text.indexOf(':')).toLowerCase();
     file = ':memory:';
     const q = text.indexOf('?');
     query = q < 0 ? [] : parseQuery(text.slice(q + 1));
-  } else if (/^(sqlite|file):\/\//i.test(text)) {
+  } else if (isPathScheme(/^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1], lookup)) {
     scheme = text.slice(0, text.indexOf(':')).toLowerCase();
     ({ file, query } = splitPathForm(text, text.slice(0, scheme.length + 3)));
   } else {

@@ -29,6 +29,8 @@ export interface ConnectorSpec {
   description: string;
   /** URL schemes and the kind each selects. */
   schemes: Readonly<Record<string, string>>;
+  /** Schemes whose URL is a file path (`<scheme>://./x`, `<scheme>:///abs`), not a host; `<scheme>::memory:` too for databases. */
+  pathSchemes?: readonly string[];
   fields: readonly FieldSpec[];
 }
 

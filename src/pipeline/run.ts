@@ -2,6 +2,7 @@ import { BridgeError, isRetryable } from '../core/errors.js';
 import type { Message } from '../core/message.js';
 import type { Reply, RunMode, Sink, Source, SourceBatch } from '../core/route.js';
 import type { StatsHub } from '../stats/hub.js';
+import { AckTracker } from './ack-tracker.js';
 import { deliver } from './deliver.js';
 import { StoppedWhileRetrying, withRetry } from './retry.js';
 
@@ -95,69 +96,53 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
     }
   })();
 
-  let acks: Promise<void> = Promise.resolve();
-  let ackError: unknown;
-  let writerError: unknown;
   let written = 0;
   // A source that keeps a position (cursor_id, deletes) gets each batch acknowledged before the next
   // is written, so a crash re-delivers at most one batch. Otherwise the writes of an append-only
   // sink may overlap; they are still acknowledged in batch order.
-  const strict = source.durablePosition;
-  const concurrency = strict ? 1 : Math.max(1, o.sink.concurrency ?? 1);
-  type Flight = { batch: SourceBatch; done: Promise<{ dead: number; replies: Reply[] | void } | { error: unknown }>; finished: boolean };
-  const flights: Flight[] = [];
-
-  const settle = async (f: Flight): Promise<boolean> => {
-    const r = await f.done;
-    if ('error' in r) {
-      if (f.batch.fail && !(r.error instanceof StoppedWhileRetrying)) {
-        // The source answers the failure (HTTP 502/422) and the run goes on.
-        stats.warn(`a batch of ${f.batch.messages.length} could not be written: ${(r.error as Error).message}`);
-        await f.batch.fail(r.error).catch(() => {});
-        return true;
-      }
-      if (!(r.error instanceof StoppedWhileRetrying)) writerError ??= r.error;
-      return false;
-    }
-    if (writerError !== undefined) return false;
-    const { batch } = f;
-    const delivered = batch.messages.length - r.dead;
-    written += delivered;
-    stats.rowsWritten += delivered;
-    if (batch.messages.length) stats.batches++;
-    for (const m of batch.messages) stats.bytesWritten += m.byteLength;
-    acks = acks.then(async () => {
-      if (ackError !== undefined) return;
+  const strict = source.durablePosition === true;
+  const tracker = new AckTracker(strict, strict ? 1 : Math.max(1, o.sink.concurrency ?? 1), {
+    isStop: (e) => e instanceof StoppedWhileRetrying,
+    written(batch, delivered) {
+      written += delivered;
+      stats.rowsWritten += delivered;
+      if (batch.messages.length) stats.batches++;
+      for (const m of batch.messages) stats.bytesWritten += m.byteLength;
+    },
+    async answered(batch, error) {
+      stats.warn(`a batch of ${batch.messages.length} could not be written: ${(error as Error).message}`);
+      await batch.fail!(error).catch(() => {});
+    },
+    async ack(batch, replies) {
       try {
-        const replies = r.replies ?? undefined;
         await withRetry(() => batch.ack(replies), { ...retryPolicy(o.stop), maxRetries: batch.ackRetryable === false ? 0 : Math.min(o.maxRetries, 10) });
         if (batch.position !== undefined) stats.position = batch.position;
       } catch (e) {
         // A failed ack moves no position: the batch will be delivered again, which at-least-once allows.
-        if (isRetryable(e) || e instanceof StoppedWhileRetrying) stats.warn(`could not record progress (will re-deliver after a restart): ${(e as Error).message}`);
-        else ackError = e;
+        if (!isRetryable(e) && !(e instanceof StoppedWhileRetrying)) throw e;
+        stats.warn(`could not record progress (will re-deliver after a restart): ${(e as Error).message}`);
       }
-    });
-    return true;
+    },
+  });
+  const giveBack = (batches: SourceBatch[]): void => {
+    queue.unshift(...batches);
+    stats.inFlight = queue.length + tracker.inFlight;
   };
 
   try {
     for (;;) {
       // Finished writes are acknowledged as soon as they finish, in order, even while no batch waits.
-      while (flights.length && flights[0]!.finished) {
-        const f = flights.shift()!;
-        if (!(await settle(f))) queue.unshift(f.batch);
-        stats.inFlight = queue.length + flights.length;
-      }
+      giveBack(await tracker.settleFinished());
       if (queue.length === 0 && !readerDone) {
-        await Promise.race([new Promise<void>((r) => (wake = r)), ...(flights.length ? [flights[0]!.done] : [])]);
+        const oldest = tracker.oldest();
+        await Promise.race([new Promise<void>((r) => (wake = r)), ...(oldest ? [oldest] : [])]);
         continue;
       }
-      if (stopped() || ackError !== undefined || writerError !== undefined) break;
+      if (stopped() || tracker.failed) break;
       const batch = queue.shift();
       if (!batch) break;
       notifyReader();
-      if (strict) await acks;
+      await tracker.beforeWrite();
       // A source that answers failures itself gets few retries: its clients are waiting.
       const retry = batch.fail ? { ...retryPolicy(o.stop), maxRetries: Math.min(o.maxRetries, 2) } : retryPolicy(o.stop);
       const rejectTo = source.rejectMessage ? (m: Message, e: Error) => source.rejectMessage!(m, e) : undefined;
@@ -169,30 +154,20 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
         },
         (error: unknown) => ({ error }),
       );
-      const flight: Flight = { batch, done, finished: false };
-      void done.then(() => (flight.finished = true));
-      flights.push(flight);
-      stats.inFlight = queue.length + flights.length;
-      while (flights.length >= concurrency) {
-        const f = flights.shift()!;
-        if (!(await settle(f))) queue.unshift(f.batch);
-      }
-      stats.inFlight = queue.length + flights.length;
+      stats.inFlight = queue.length + tracker.inFlight + 1;
+      giveBack(await tracker.add(batch, done));
     }
     // Finish what is in flight, in order; after a failure the rest is given back.
-    while (flights.length) {
-      const f = flights.shift()!;
-      if (!(await settle(f))) queue.unshift(f.batch);
-    }
+    giveBack(await tracker.drain());
   } finally {
     internal.abort();
     notifyReader();
     await reader;
-    await acks;
+    await tracker.idle();
     for (const b of queue.splice(0)) await b.release?.().catch(() => {});
     stats.inFlight = 0;
   }
-  const failure = writerError ?? ackError ?? readerError;
+  const failure = tracker.writeError ?? tracker.ackError ?? readerError;
   if (failure !== undefined) throw failure instanceof BridgeError ? failure.on(failure === readerError ? 'source' : 'sink') : failure;
   return { rows: written, stopped: o.stop.aborted };
 }

@@ -1,5 +1,5 @@
 import { execa, type ResultPromise } from 'execa';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,20 @@ export async function bridge(args: string[], opts: { input?: string; cwd?: strin
 /** Starts the CLI in the background (tail tests); the caller kills or signals it. */
 export function spawnBridge(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): ResultPromise {
   return execa('node', [BIN, ...args], { reject: false, cwd: opts.cwd ?? ROOT, stdin: 'ignore', env: { NO_COLOR: '1', ...opts.env }, buffer: true });
+}
+
+/**
+ * Resolves once a spawned bridge catches stop signals (its first line sets the process title): a
+ * signal sent before that kills it before any of its code runs, as it would any program.
+ */
+export async function started(p: ResultPromise): Promise<void> {
+  await waitFor(async () => {
+    try {
+      return readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').startsWith('bridge');
+    } catch {
+      return p.exitCode !== null;
+    }
+  }, 10_000, 2);
 }
 
 export function tempDir(prefix = 'bridge-test-'): string {

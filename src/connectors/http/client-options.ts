@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
+import { clientTlsOptions } from '../../config/tls-files.js';
 import type { TlsConfig } from '../../config/tls-spec.js';
 import { configError } from '../../core/errors.js';
 
@@ -21,23 +21,5 @@ export function checkCustomHeaders(headers: Record<string, unknown> | undefined)
 
 /** The HTTP client's TLS options (undici connect options) from the tls field. */
 export function clientTls(t: TlsConfig | undefined, warn: (s: string) => void): Record<string, unknown> {
-  if (!t) return {};
-  const read = (p: string | undefined, what: string): Buffer | undefined => {
-    if (!p) return undefined;
-    try {
-      return readFileSync(p);
-    } catch (e) {
-      throw configError(`tls.${what} cannot be read: ${(e as Error).message}`);
-    }
-  };
-  if (t.accept_invalid_certs) warn('tls.accept_invalid_certs is set: the server certificate is not verified (insecure)');
-  const out: Record<string, unknown> = { rejectUnauthorized: !t.accept_invalid_certs };
-  const ca = read(t.ca_file, 'ca_file');
-  const cert = read(t.cert_file, 'cert_file');
-  const key = read(t.key_file, 'key_file');
-  if (ca) out.ca = ca;
-  if (cert) out.cert = cert;
-  if (key) out.key = key;
-  if (t.cert_password) out.passphrase = t.cert_password;
-  return out;
+  return t ? clientTlsOptions(t, warn) : {};
 }

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
 import net from 'node:net';
+import { readTlsFile } from '../../config/tls-files.js';
 import type { TlsConfig } from '../../config/tls-spec.js';
 import { configError } from '../../core/errors.js';
 
@@ -11,14 +11,6 @@ export type Protocol = 'auto' | 'http1_only' | 'http2_only';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
-function read(path: string | undefined, what: string): Buffer | undefined {
-  if (!path) return undefined;
-  try {
-    return readFileSync(path);
-  } catch (e) {
-    throw configError(`tls.${what} cannot be read: ${(e as Error).message}`);
-  }
-}
 
 /**
  * Slow clients must not hold connections forever (slow-loris): headers within 10 s, a whole request
@@ -52,10 +44,10 @@ export function createListener(handler: Handler, protocol: Protocol, tls: TlsCon
   let extra: net.Server[] = [];
   if (secure) {
     if (!tls.cert_file || !tls.key_file) throw configError('an HTTPS listener needs tls.cert_file and tls.key_file');
-    const ca = read(tls.ca_file, 'ca_file');
+    const ca = readTlsFile(tls.ca_file, 'ca_file');
     const opts = {
-      cert: read(tls.cert_file, 'cert_file')!,
-      key: read(tls.key_file, 'key_file')!,
+      cert: readTlsFile(tls.cert_file, 'cert_file')!,
+      key: readTlsFile(tls.key_file, 'key_file')!,
       ...(tls.cert_password ? { passphrase: tls.cert_password } : {}),
       ...(ca ? { ca, requestCert: true, rejectUnauthorized: true } : {}),
     };

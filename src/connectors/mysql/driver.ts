@@ -1,8 +1,8 @@
 import { userInfo } from 'node:os';
 import type { Endpoint } from '../../config/endpoint.js';
+import { databaseTlsOptions } from '../../config/tls-files.js';
 import type { TlsConfig } from '../../config/tls-spec.js';
 import { configError, type BridgeError, type ErrorKind } from '../../core/errors.js';
-import { tlsOptions } from '../postgres/driver.js';
 import { isNetworkError, isTlsError, wrap } from '../sql/errors.js';
 import type { PoolFactory } from '../sql/pool.js';
 import type { LogicalType, SqlConnection, SqlResult } from '../sql/types.js';
@@ -112,7 +112,7 @@ export function mysqlConfig(ep: Endpoint, warn: (s: string) => void): Record<str
     cfg[k] = coerceOption(v);
   }
   Object.assign(cfg, FORCED);
-  const ssl = tlsOptions(ep.fields.tls as TlsConfig | undefined, warn);
+  const ssl = databaseTlsOptions(ep.fields.tls as TlsConfig | undefined, warn);
   if (ssl) cfg.ssl = ssl;
   return cfg;
 }

@@ -6,6 +6,7 @@ export const NDJSON_SPEC: ConnectorSpec = {
   description:
     'Consumer: reads one message per line of a file or of stdin (`-`). Publisher: writes one payload per line to a file or to stdout (`-`). A fresh `copy` rewrites a file sink; `tail` and a resuming `copy` (cursor_id, queue) append.',
   schemes: { file: 'ndjson', '-': 'ndjson' },
+  pathSchemes: ['file'],
   fields: [
     {
       name: 'format',

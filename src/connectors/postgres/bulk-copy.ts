@@ -84,7 +84,7 @@ export class BulkCopyWriter implements Writer {
     let out = '';
     const b = this.p.bindings;
     for (const m of messages) {
-      for (let i = 0; i < b.length; i++) out += (i ? '\t' : '') + copyValue(tokenValue(b[i]!, m, 'postgres'), m);
+      for (let i = 0; i < b.length; i++) out += (i ? '\t' : '') + copyValue(tokenValue(b[i]!, m, this.db.dialect), m);
       out += '\n';
     }
     return out;

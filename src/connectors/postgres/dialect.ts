@@ -24,6 +24,13 @@ const FORMAT_NAMES: Record<string, string> = {
 };
 
 export class PostgresDialect extends Dialect {
+  override readonly exactResultTypes = true;
+
+  /** The exact text: the server casts it to the column's type. */
+  override tokenNumber(raw: string): unknown {
+    return raw;
+  }
+
   override readonly binder = new PgBinder();
   readonly kind = 'postgres' as const;
   readonly maxParams = 65535;

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type { Endpoint } from '../../config/endpoint.js';
+import { databaseTlsOptions } from '../../config/tls-files.js';
 import type { TlsConfig } from '../../config/tls-spec.js';
 import { configError, type BridgeError, type ErrorKind } from '../../core/errors.js';
 import { isNetworkError, isTlsError, wrap } from '../sql/errors.js';
@@ -50,28 +50,6 @@ export class PgConnection implements SqlConnection {
   }
 }
 
-export function tlsOptions(tls: TlsConfig | undefined, warn: (s: string) => void): object | undefined {
-  if (!tls || (!tls.required && !tls.ca_file && !tls.cert_file)) return undefined;
-  const read = (p: string | undefined, what: string): string | undefined => {
-    if (!p) return undefined;
-    try {
-      return readFileSync(p, 'utf8');
-    } catch (e) {
-      throw configError(`tls.${what} cannot be read: ${(e as Error).message}`);
-    }
-  };
-  if (tls.accept_invalid_certs) warn('tls.accept_invalid_certs is set: the server certificate is not verified (insecure)');
-  const out: Record<string, unknown> = { rejectUnauthorized: !tls.accept_invalid_certs };
-  const ca = read(tls.ca_file, 'ca_file');
-  const cert = read(tls.cert_file, 'cert_file');
-  const key = read(tls.key_file, 'key_file');
-  if (ca) out.ca = ca;
-  if (cert) out.cert = cert;
-  if (key) out.key = key;
-  if (tls.cert_password) out.passphrase = tls.cert_password;
-  return out;
-}
-
 /** Connection-string parameters pg understands: anything else in a URL is a mistake, not an option. */
 const PG_PARAMS = new Set([
   'sslmode',
@@ -109,7 +87,7 @@ export function pgConfig(ep: Endpoint, warn: (s: string) => void): Record<string
   const auth = `${encodeURIComponent(user)}${password === undefined ? '' : `:${encodeURIComponent(password)}`}@`;
   const cs = `postgres://${auth}${host || 'localhost'}${u.port ? `:${u.port}` : ''}/${encodeURIComponent(u.path)}${pass.size ? `?${pass}` : ''}`;
   const cfg: Record<string, unknown> = { connectionString: cs, options, application_name: 'bridge' };
-  const ssl = tlsOptions(ep.fields.tls as TlsConfig | undefined, warn);
+  const ssl = databaseTlsOptions(ep.fields.tls as TlsConfig | undefined, warn);
   if (ssl) {
     if (pass.has('sslmode')) throw configError('give either tls or sslmode, not both');
     cfg.ssl = ssl;

@@ -11,4 +11,14 @@ export const postgresKind: KindDriver = {
   classify: classifyPg,
   loose: false,
   parseArray: parsePgArray,
+  // Its own paths are loaded when a route uses them: COPY writers, ctid paging, change capture.
+  columnsWriter: async (db, o) => new (await import('./columns-copy.js')).PgColumnsWriter(db, o),
+  defaultWriter: async (db, table, payload) => new (await import('./default-copy.js')).PgDefaultWriter(db, table, payload),
+  bulkCopy: async (insert) => {
+    const { parseCopyQuery, BulkCopyWriter } = await import('./bulk-copy.js');
+    const plan = parseCopyQuery(insert);
+    return (db) => new BulkCopyWriter(db, plan, insert);
+  },
+  keylessReader: async (db, table, rows) => new (await import('./read-ctid.js')).CtidReader(db, table, rows),
+  changeSource: async (ep) => new (await import('./cdc-source.js')).CdcSource(ep),
 };

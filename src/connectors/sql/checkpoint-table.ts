@@ -39,8 +39,8 @@ export class TableCheckpointStore implements CheckpointStore {
     const d = this.db.dialect;
     const t = d.table(this.table);
     // The row (or the gap where it would be) stays locked until the swap commits.
-    const hint = d.kind === 'sqlserver' ? ' WITH (UPDLOCK, HOLDLOCK)' : '';
-    const lock = d.kind === 'sqlserver' || !d.canSkipLocked ? '' : ' FOR UPDATE';
+    const hint = d.rowLockHint;
+    const lock = d.rowLockSuffix;
     try {
       return await this.db.transaction(async (c) => {
         const r = await c.query(`SELECT last_value FROM ${t}${hint} WHERE cursor_id = ${d.param(1)}${lock}`, [key]);

@@ -1,25 +1,18 @@
 import { stringValue } from '../../core/json-fields.js';
 import type { Message } from '../../core/message.js';
 import type { Binding } from './tokens.js';
-import type { SqlKind } from './types.js';
 
-const INT = /^-?\d+$/;
-
-/** A JSON number for the driver: exact text for PostgreSQL and unsafe values, a JS number otherwise. */
-function numberFor(raw: string, kind: SqlKind): unknown {
-  if (kind === 'postgres') return raw;
-  if (kind === 'sqlite') return INT.test(raw) ? BigInt(raw) : Number(raw);
-  const n = Number(raw);
-  return Number.isSafeInteger(n) || (!INT.test(raw) && String(n) === raw) ? n : raw;
+/** How a kind binds a token's JSON number and boolean (each dialect says; see Dialect.tokenNumber). */
+export interface TokenTypes {
+  tokenNumber(raw: string): unknown;
+  tokenBool(v: boolean): unknown;
 }
-
-const boolFor = (v: boolean, kind: SqlKind): unknown => (kind === 'sqlite' ? (v ? 1 : 0) : v);
 
 /**
  * Contract §4.1 rules 2, 4 and 7: what a token binds. Strings bind as text, numbers and booleans
  * stay typed; an absent metadata key, a non-JSON payload, a missing or non-scalar field bind NULL.
  */
-export function tokenValue(b: Binding, m: Message, kind: SqlKind): unknown {
+export function tokenValue(b: Binding, m: Message, t: TokenTypes): unknown {
   if (b.from === 'payload') return m.text();
   if (b.from === 'metadata') return m.metadata?.[b.key] ?? null;
   const f = m.fields()?.get(b.name);
@@ -28,11 +21,11 @@ export function tokenValue(b: Binding, m: Message, kind: SqlKind): unknown {
     case 'string':
       return stringValue(f);
     case 'number':
-      return numberFor(f.raw, kind);
+      return t.tokenNumber(f.raw);
     case 'true':
-      return boolFor(true, kind);
+      return t.tokenBool(true);
     case 'false':
-      return boolFor(false, kind);
+      return t.tokenBool(false);
     default:
       return null;
   }

@@ -55,6 +55,11 @@ export class Frontier {
     return this.delivered.size;
   }
 
+  /** Whether the window a read up to `upTo` opened has closed (the frontier is at or past it). */
+  isClosed(upTo: Position): boolean {
+    return !this.windows.some((w) => w.upTo === upTo);
+  }
+
   /** Transactions the oldest window still waits for. */
   blockers(): string[] {
     return this.windows[0]?.open ?? [];

@@ -192,6 +192,34 @@ export abstract class Dialect {
     return undefined;
   }
 
+  /** Locking the checkpoint row for a compare-and-set: a table hint after its name, a clause at the end. */
+  get rowLockHint(): string {
+    return '';
+  }
+
+  get rowLockSuffix(): string {
+    return this.canSkipLocked ? ' FOR UPDATE' : '';
+  }
+
+  /**
+   * Destructive reads delete row by row (MySQL/MariaDB: a second SKIP LOCKED reader can block a
+   * range DELETE … IN (…) of the first).
+   */
+  readonly deletesByPointLookups: boolean = false;
+
+  /** Result columns carry exact types (PostgreSQL); otherwise they are typed by introspection. */
+  readonly exactResultTypes: boolean = false;
+
+  /** A token's JSON number for the driver: a JS number when it is exact, else its text. */
+  tokenNumber(raw: string): unknown {
+    const n = Number(raw);
+    return Number.isSafeInteger(n) || (!/^-?\d+$/.test(raw) && String(n) === raw) ? n : raw;
+  }
+
+  tokenBool(v: boolean): unknown {
+    return v;
+  }
+
   columnNames(cols: ColumnInfo[]): string {
     return cols.map((c) => this.quote(c.name)).join(', ');
   }

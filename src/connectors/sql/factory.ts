@@ -1,20 +1,24 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import type { Sink, Source } from '../../core/route.js';
 import { configError } from '../../core/errors.js';
+import { kindEntry } from '../kinds.js';
+import { loadKind } from './kind.js';
 import { SqlSink } from './sink.js';
 import { SqlSource } from './source.js';
 import { validateDatabaseEndpoint } from './validate.js';
 
-const IMPLEMENTED = new Set(['postgres', 'mysql', 'mariadb', 'sqlite', 'sqlserver']);
-
 function check(ep: Endpoint): void {
-  if (!IMPLEMENTED.has(ep.kind)) throw configError(`${ep.kind} is not implemented yet in this version of bridge`);
+  if (!kindEntry(ep.kind)) throw configError(`${ep.kind} is not implemented yet in this version of bridge`);
   validateDatabaseEndpoint(ep);
 }
 
 export async function createSqlSource(ep: Endpoint): Promise<Source> {
   check(ep);
-  if (ep.given.has('publication')) return new (await import('../postgres/cdc-source.js')).CdcSource(ep);
+  if (ep.given.has('publication')) {
+    const driver = await loadKind(ep.kind);
+    if (!driver.changeSource) throw configError(`publication (change capture) is not supported on ${ep.kind}`);
+    return driver.changeSource(ep);
+  }
   return new SqlSource(ep);
 }
 

@@ -1,10 +1,22 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import type { BridgeError } from '../../core/errors.js';
+import type { Source } from '../../core/route.js';
+import { kindEntry } from '../kinds.js';
+import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
 import type { PoolFactory } from './pool.js';
-import type { SqlConnection } from './types.js';
+import type { Reader } from './reader.js';
+import type { RowMessages } from './rows.js';
+import type { TokenQuery } from './tokens.js';
+import type { ColumnInfo, SqlConnection } from './types.js';
+import type { ColumnsOptions } from './write-columns.js';
+import type { Writer } from './writer.js';
 
-/** What one database kind plugs into the shared SQL layer. */
+/**
+ * What one database kind plugs into the shared SQL layer. Everything that differs between
+ * databases is here or on the dialect; the optional members are a kind's own faster paths (loaded
+ * when a route uses them), and the shared code falls back to its generic ones without them.
+ */
 export interface KindDriver {
   dialect: Dialect;
   poolFactory(ep: Endpoint, warn: (s: string) => void): PoolFactory<SqlConnection>;
@@ -13,21 +25,21 @@ export interface KindDriver {
   loose: boolean;
   /** Parses array text into elements (PostgreSQL). */
   parseArray?: (text: string) => unknown;
+  /** columns=auto through the kind's bulk path (PostgreSQL COPY). */
+  columnsWriter?(db: Database, o: ColumnsOptions): Promise<Writer>;
+  /** The default insert through the kind's bulk path (COPY, TDS bulk load). */
+  defaultWriter?(db: Database, table: string, payload: ColumnInfo): Promise<Writer & { warn?: (s: string) => void }>;
+  /** bulk_copy=true: the plan is checked before connecting (a config error), the writer made after. */
+  bulkCopy?(insert: TokenQuery): Promise<(db: Database) => Writer>;
+  /** A snapshot of a table without a primary key, paged by the kind's physical row position. */
+  keylessReader?(db: Database, table: string, rows: RowMessages): Promise<Reader>;
+  /** publication=: change capture. */
+  changeSource?(ep: Endpoint): Promise<Source>;
 }
 
 /** Loads the driver module of a kind only when a route uses it. */
 export async function loadKind(kind: string): Promise<KindDriver> {
-  switch (kind) {
-    case 'postgres':
-      return (await import('../postgres/index.js')).postgresKind;
-    case 'mysql':
-    case 'mariadb':
-      return (await import('../mysql/index.js')).mysqlKind(kind);
-    case 'sqlite':
-      return (await import('../sqlite/index.js')).sqliteKind;
-    case 'sqlserver':
-      return (await import('../sqlserver/index.js')).sqlserverKind;
-    default:
-      throw new Error(`no SQL driver for ${kind}`);
-  }
+  const entry = kindEntry(kind);
+  if (!entry) throw new Error(`no SQL driver for ${kind}`);
+  return entry.load();
 }

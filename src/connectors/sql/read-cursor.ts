@@ -48,8 +48,13 @@ export class CursorReader implements Reader {
   private readonly q: CursorQuery;
   private late!: LateRows;
   /** Batches handed out and not yet acknowledged; whether one was given back instead. */
+  /** Batches polled and neither acknowledged nor given back. */
   private unacked = 0;
   private givenBack = false;
+  /** A batch given back held rows committed late: positions past them cannot be saved at close. */
+  private lateGivenBack = false;
+  /** How far the last acknowledged batch had read. */
+  private ackedTo: Position | undefined;
   private saved: string | undefined;
   private lease: Lease | undefined;
   private stored: string | undefined;
@@ -99,14 +104,20 @@ export class CursorReader implements Reader {
   }
 
   /**
-   * A clean stop: every batch was acknowledged, none given back. The windows still open are given a
-   * moment; if they close without rows committed late, the position saved is the last one read.
+   * A clean stop: every batch was acknowledged or given back. The windows still open are given a
+   * moment; if they close without rows committed late, the position saved is the frontier — or,
+   * when read-ahead batches were given back, no further than the last acknowledged batch had read
+   * (everything up to there was delivered and confirmed; nothing of the given-back reads was).
    */
   async close(): Promise<void> {
     try {
-      if (this.late.tracking && this.frontier.pending && this.unacked === 0 && !this.givenBack && this.o.store && this.o.cursorId) {
-        const late = await this.late.settle(1000);
-        if (late.length === 0 && this.frontier.pending === 0) await this.save(this.frontier.frontier);
+      if (this.late.tracking && this.unacked === 0 && !this.lateGivenBack && this.o.store && this.o.cursorId) {
+        const late = this.frontier.pending ? await this.late.settle(1000) : [];
+        const acked = this.ackedTo;
+        if (late.length === 0) {
+          if (!this.givenBack) await this.save(this.frontier.frontier);
+          else if (acked) await this.save(this.frontier.isClosed(acked) ? acked : this.frontier.frontier);
+        }
       }
     } catch {
       // The stored position stays where the last acknowledgement put it: rows above it come again.
@@ -122,6 +133,8 @@ export class CursorReader implements Reader {
     const messages: Message[] = [];
     const before = this.frontier.frontier;
     let caughtUp = true;
+    let readTo: Position | undefined;
+    let read = 0;
     if (this.frontier.above < MAX_ABOVE) {
       const params: unknown[] = [];
       const res = await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)} WHERE ${this.q.after(this.frontier.high, params)} ORDER BY ${this.q.orderBy()}${d.limit(max)}`, params);
@@ -132,10 +145,18 @@ export class CursorReader implements Reader {
         if (this.late.tracking) this.frontier.read(upTo, rows.map(this.q.identityOf(res)), now);
         else this.frontier.frontier = this.frontier.high = upTo;
         messages.push(...this.messages({ ...res, rows }));
+        readTo = upTo;
+        read = rows.length;
       }
     }
-    messages.push(...(await this.late.afterRead(caughtUp, now)));
-    if (messages.length === 0 && this.frontier.frontier === before && caughtUp && this.frontier.pending) messages.push(...(await this.late.settle(this.o.settleMs)));
+    try {
+      messages.push(...(await this.late.afterRead(caughtUp, now)));
+      if (messages.length === 0 && this.frontier.frontier === before && caughtUp && this.frontier.pending) messages.push(...(await this.late.settle(this.o.settleMs)));
+    } catch (e) {
+      // The position read has already moved past the rows read above: they are delivered now, and the
+      // windows stay open for the next poll to close. (Thrown away, they were never read again.)
+      if (messages.length === 0) throw e;
+    }
     const frontier = this.frontier.frontier;
     if (messages.length === 0 && frontier === before) return null;
     this.unacked++;
@@ -145,9 +166,12 @@ export class CursorReader implements Reader {
       ack: async () => {
         await this.save(frontier);
         this.unacked--;
+        if (readTo) this.ackedTo = readTo;
       },
       release: async () => {
         this.givenBack = true;
+        this.unacked--;
+        if (messages.length > read) this.lateGivenBack = true;
       },
     };
   }

@@ -31,7 +31,7 @@ export function deleteByKeys(db: Database, table: string, key: ColumnInfo[], val
     const parts = key.map((k, i) => d.cursorValue(k.type, v[i]!, params));
     return parts.length === 1 ? parts[0]! : `(${parts.join(', ')})`;
   };
-  if (d.kind === 'mysql' || d.kind === 'mariadb')
+  if (d.deletesByPointLookups)
     return values.map((v) => {
       const params: unknown[] = [];
       return { sql: `DELETE FROM ${t} WHERE ${cols} = ${tuple(v, params)}`, params };

@@ -29,7 +29,7 @@ export class RowMessages {
     return fields.slice(skip).map((fl) => {
       // PostgreSQL reports exact types per result column; the others are typed by introspection.
       const known = this.types.get(fl.name);
-      if (this.f.driver.dialect.kind === 'postgres' || !known) return { name: fl.name, type: fl.type, elem: fl.elem, variant: known?.type === fl.type ? known?.variant : undefined };
+      if (this.f.driver.dialect.exactResultTypes || !known) return { name: fl.name, type: fl.type, elem: fl.elem, variant: known?.type === fl.type ? known?.variant : undefined };
       return { name: fl.name, type: known.type, elem: known.elem, scale: known.scale, variant: known.variant, floatBits: known.floatBits };
     });
   }

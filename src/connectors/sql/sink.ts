@@ -6,7 +6,7 @@ import { openDatabase, type Database } from './database.js';
 import { loadKind } from './kind.js';
 import { parseTemplate, parseTokenQuery } from './tokens.js';
 import { typedTable } from './create-typed.js';
-import { ColumnsWriter } from './write-columns.js';
+import { ColumnsWriter, type ColumnsOptions } from './write-columns.js';
 import { DefaultWriter } from './write-default.js';
 import { LookupWriter } from './write-lookup.js';
 import { TokenWriter } from './write-tokens.js';
@@ -39,10 +39,11 @@ export class SqlSink implements Sink {
     const insert = f.insert_query === undefined ? undefined : parseTokenQuery(f.insert_query as string, 'insert_query');
     const lookup = f.lookup_query === undefined ? undefined : parseTemplate(f.lookup_query as string, 'lookup_query');
     if (insert && f.auto_create_table === true && insert.hasTokens) throw configError('auto_create_table cannot be combined with a token insert_query: create the table yourself');
-    let copyPlan;
+    let bulkCopy: ((db: Database) => Writer) | undefined;
     if (f.bulk_copy === true) {
       if (!insert) throw configError('bulk_copy needs an insert_query with ${payload:…} tokens naming the columns to COPY');
-      copyPlan = (await import('../postgres/bulk-copy.js')).parseCopyQuery(insert);
+      if (!driver.bulkCopy) throw configError(`bulk_copy is not supported on ${this.ep.kind}`);
+      bulkCopy = await driver.bulkCopy(insert);
     }
 
     const opened = await openDatabase(this.ep, driver, ctx.warn);
@@ -72,12 +73,11 @@ export class SqlSink implements Sink {
     if (!info.exists && !dryCreate) throw configError(`table ${this.table} does not exist in the ${this.ep.kind} sink: create it, or set auto_create_table=true`);
 
     if (lookup) this.writer = new LookupWriter(this.db, lookup, f.lookup_query as string);
-    else if (copyPlan) this.writer = new (await import('../postgres/bulk-copy.js')).BulkCopyWriter(this.db, copyPlan, insert!);
+    else if (bulkCopy) this.writer = bulkCopy(this.db);
     else if (insert?.hasTokens) this.writer = new TokenWriter(this.db, insert);
     else if (f.columns === 'auto') {
       const key = f.key === undefined ? undefined : (f.key as string).split(',').map((k) => k.trim()).filter(Boolean);
-      const Writer = this.ep.kind === 'postgres' ? (await import('../postgres/columns-copy.js')).PgColumnsWriter : ColumnsWriter;
-      this.writer = new Writer(this.db, {
+      const options: ColumnsOptions = {
         table: this.table,
         info,
         extraColumn: f.extra_column as string | undefined,
@@ -88,7 +88,8 @@ export class SqlSink implements Sink {
         },
         onLossy: (n) => ctx.countLossy?.(n),
         warn: ctx.warn,
-      });
+      };
+      this.writer = driver.columnsWriter ? await driver.columnsWriter(this.db, options) : new ColumnsWriter(this.db, options);
     } else {
       // Without tokens, insert_query (with its `?`) binds the whole payload once, as the default does.
       if (insert) this.writer = new TokenWriter(this.db, insert);
@@ -96,14 +97,9 @@ export class SqlSink implements Sink {
         const payload = dryCreate ? { name: 'payload', type: 'bytes' as const, dbType: 'bytes', nullable: false } : info.columns.find((c) => c.name === 'payload');
         if (!payload) throw configError(`${this.table} has no payload column: the default insert writes each message into payload; use columns=auto or insert_query`);
         if (!['bytes', 'json', 'text'].includes(payload.type)) throw configError(`column ${this.table}.payload is ${payload.dbType}; the default insert needs bytes, JSON or text`);
-        const Writer =
-          this.ep.kind === 'postgres'
-            ? (await import('../postgres/default-copy.js')).PgDefaultWriter
-            : this.ep.kind === 'sqlserver'
-              ? (await import('../sqlserver/default-bulk.js')).MssqlDefaultWriter
-              : DefaultWriter;
-        this.writer = new Writer(this.db, this.table, payload);
-        if ('warn' in this.writer) (this.writer as { warn: (s: string) => void }).warn = ctx.warn;
+        const own = await driver.defaultWriter?.(this.db, this.table, payload);
+        if (own) own.warn = ctx.warn;
+        this.writer = own ?? new DefaultWriter(this.db, this.table, payload);
       }
     }
   }

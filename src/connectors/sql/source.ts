@@ -4,7 +4,7 @@ import { BridgeError, configError } from '../../core/errors.js';
 import type { DescribedTable, PlanItem, PoolStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
 import type { SourceColumn } from './bind.js';
 import { sleep } from '../../core/wakeup.js';
-import { resolveCheckpointStore } from './checkpoint-store.js';
+import { sourceCheckpointStore } from './checkpoint-store.js';
 import { openDatabase, type Database } from './database.js';
 import { loadKind } from './kind.js';
 import { CursorReader } from './read-cursor.js';
@@ -80,7 +80,7 @@ export class SqlSource implements Source {
       if (f.source_metadata === true && (!INTEGER_TYPES.has(column.type) || !this.info.uniqueColumns.has(column.name)))
         throw configError(`source_metadata needs cursor_column to be a unique integer column; ${column.name} is ${column.dbType}${this.info.uniqueColumns.has(column.name) ? '' : ' without a unique index'}`);
       if (f.cursor_id !== undefined) {
-        this.store = await resolveCheckpointStore(f.checkpoint_store as string | undefined, this.db, this.table);
+        this.store = await sourceCheckpointStore(f.checkpoint_store as string | undefined, this.db, this.table);
         try {
           if (!this.ctx.dryRun) await this.store.open();
         } catch (e) {
@@ -121,7 +121,7 @@ export class SqlSource implements Source {
     if (pk.length === 0 && !this.db.dialect.rowPosition)
       throw configError(`${this.table} has no primary key to page by: give --cursor-column <column> (any ascending column)`);
     if (queue) return new SnapshotReader({ db: this.db, table: this.table, key: [this.column('id', 'id')], rows, payloadColumn: 'payload' });
-    if (pk.length === 0 && this.db.dialect.kind === 'postgres') return new (await import('../postgres/read-ctid.js')).CtidReader(this.db, this.table, rows);
+    if (pk.length === 0 && this.db.driver.keylessReader) return this.db.driver.keylessReader(this.db, this.table, rows);
     return new SnapshotReader({ db: this.db, select, table: this.table, key: pk, rows });
   }
 

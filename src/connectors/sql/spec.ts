@@ -1,10 +1,10 @@
 import type { ConnectorSpec, FieldSpec } from '../../config/fields.js';
 import { TLS_FIELDS } from '../../config/tls-spec.js';
+import { databaseSchemes, fileSchemes, kindsWith } from '../kinds.js';
 
 const BOTH = ['consumer', 'publisher'] as const;
 const CONSUMER = ['consumer'] as const;
 const PUBLISHER = ['publisher'] as const;
-const SERVER_KINDS = ['postgres', 'mysql', 'mariadb', 'sqlserver'] as const;
 
 /** Contract §2.1: every field of the database connector. */
 export const DATABASE_FIELDS: readonly FieldSpec[] = [
@@ -15,7 +15,7 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
     name: 'tls',
     type: 'object',
     roles: BOTH,
-    kinds: SERVER_KINDS,
+    kinds: kindsWith('tls'),
     fields: TLS_FIELDS,
     description: 'TLS for the connection, as a JSON object: {"required":true,"ca_file":"ca.pem",...}. Not for SQLite.',
   },
@@ -38,7 +38,7 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
     type: 'boolean',
     default: false,
     roles: PUBLISHER,
-    kinds: ['postgres'],
+    kinds: kindsWith('bulk_copy'),
     description: 'PostgreSQL only: load batches through COPY FROM STDIN instead of multi-row INSERT. Needs a token insert_query.',
   },
   {
@@ -61,7 +61,7 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
     name: 'select_query',
     type: 'string',
     roles: CONSUMER,
-    kinds: ['postgres', 'sqlserver'],
+    kinds: kindsWith('select_query'),
     description: 'Custom SELECT run in a transaction per batch ($1 on PostgreSQL, @p1 on SQL Server = batch size); the transaction commits after the sink confirmed.',
   },
   { name: 'delete_after_read', type: 'boolean', default: false, roles: CONSUMER, description: 'Delete rows once the sink confirmed them; two readers never get the same row.' },
@@ -90,7 +90,7 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
     values: ['text', 'rfc3339'],
     default: 'text',
     roles: CONSUMER,
-    kinds: ['postgres'],
+    kinds: kindsWith('timestamps'),
     description: "PostgreSQL only: render timestamp columns as the database's text, or as RFC 3339 in UTC with every fractional digit.",
   },
   { name: 'polling_interval_ms', type: 'integer', default: 100, min: 1, roles: CONSUMER, description: 'Wait between polls of a drained source (ms).' },
@@ -102,14 +102,14 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
     roles: CONSUMER,
     description: 'When set, the wait doubles from polling_interval_ms up to this while drained, and resets when rows arrive.',
   },
-  { name: 'publication', type: 'string', roles: CONSUMER, kinds: ['postgres'], description: 'PostgreSQL only: stream inserts, updates and deletes of this publication (logical replication).' },
-  { name: 'slot_name', type: 'string', default: 'bridge_slot', roles: CONSUMER, kinds: ['postgres'], description: 'Replication slot of change capture; created if missing.' },
+  { name: 'publication', type: 'string', roles: CONSUMER, kinds: kindsWith('change_capture'), description: 'PostgreSQL only: stream inserts, updates and deletes of this publication (logical replication).' },
+  { name: 'slot_name', type: 'string', default: 'bridge_slot', roles: CONSUMER, kinds: kindsWith('change_capture'), description: 'Replication slot of change capture; created if missing.' },
   {
     name: 'temporary_slot',
     type: 'boolean',
     default: false,
     roles: CONSUMER,
-    kinds: ['postgres'],
+    kinds: kindsWith('change_capture'),
     description: 'PostgreSQL change capture: a slot that lives only as long as the run (no WAL kept after it; no resume: a new run starts from the current position).',
   },
   {
@@ -117,7 +117,7 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
     type: 'boolean',
     default: false,
     roles: CONSUMER,
-    kinds: ['postgres'],
+    kinds: kindsWith('change_capture'),
     description: 'Create the publication for the configured table if it is missing (needs table-owner privilege).',
   },
 ];
@@ -125,14 +125,7 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
 export const DATABASE_SPEC: ConnectorSpec = {
   name: 'database',
   description: 'Reads table rows as messages (consumer) or writes messages as rows (publisher).',
-  schemes: {
-    postgres: 'postgres',
-    postgresql: 'postgres',
-    mysql: 'mysql',
-    mariadb: 'mariadb',
-    sqlite: 'sqlite',
-    sqlserver: 'sqlserver',
-    mssql: 'sqlserver',
-  },
+  schemes: databaseSchemes(),
+  pathSchemes: fileSchemes(),
   fields: DATABASE_FIELDS,
 };

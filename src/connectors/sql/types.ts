@@ -87,7 +87,8 @@ export interface SqlConnection {
   readonly sessionId?: string;
 }
 
-export type SqlKind = 'postgres' | 'mysql' | 'mariadb' | 'sqlite' | 'sqlserver';
+/** A database kind's name (its key in src/connectors/kinds.ts). */
+export type SqlKind = string;
 
 export const INTEGER_TYPES: ReadonlySet<LogicalType> = new Set(['int', 'bigint']);
 

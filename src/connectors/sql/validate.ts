@@ -1,5 +1,6 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import { configError } from '../../core/errors.js';
+import { kindEntry } from '../kinds.js';
 
 const has = (ep: Endpoint, f: string): boolean => ep.given.has(f);
 
@@ -28,7 +29,7 @@ export function validateDatabaseEndpoint(ep: Endpoint): void {
       throw configError('cursor_column and delete_after_read cannot be combined: cursor paging never deletes; pick one');
     if (has(ep, 'select_query')) {
       const q = f.select_query as string;
-      const placeholder = ep.kind === 'sqlserver' ? '@p1' : '$1';
+      const placeholder = kindEntry(ep.kind)?.batchPlaceholder ?? '$1';
       if (!new RegExp(placeholder.replace('$', '\\$') + '(?![0-9])').test(q)) throw configError(`select_query must contain the batch-size placeholder ${placeholder}`);
       if (has(ep, 'cursor_column')) throw configError('select_query and cursor_column cannot be combined: the query decides what is read');
     }

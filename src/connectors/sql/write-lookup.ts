@@ -45,7 +45,7 @@ export class LookupWriter implements Writer {
       const out: Reply[] = [];
       const sql = renderTemplate(this.t, (i) => this.db.dialect.param(i), 1);
       for (const m of messages) {
-        const res = await this.db.query(sql, this.t.bindings.map((b) => tokenValue(b, m, this.db.dialect.kind)));
+        const res = await this.db.query(sql, this.t.bindings.map((b) => tokenValue(b, m, this.db.dialect)));
         out.push(this.answer(m, res.rows.length ? this.render(res)(res.rows[0]!) : undefined));
       }
       return out;
@@ -53,13 +53,13 @@ export class LookupWriter implements Writer {
     const field = this.batchField;
     const d = this.db.dialect;
     const keyOf = (m: Message): string | undefined => {
-      const v = tokenValue({ from: 'field', name: field }, m, d.kind);
+      const v = tokenValue({ from: 'field', name: field }, m, d);
       return v === null || v === undefined ? undefined : String(v);
     };
     const wanted = new Map<string, unknown>();
     for (const m of messages) {
       const k = keyOf(m);
-      if (k !== undefined && !wanted.has(k)) wanted.set(k, tokenValue({ from: 'field', name: field }, m, d.kind));
+      if (k !== undefined && !wanted.has(k)) wanted.set(k, tokenValue({ from: 'field', name: field }, m, d));
     }
     const found = new Map<string, string>();
     const values = [...wanted.values()];

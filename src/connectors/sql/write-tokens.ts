@@ -20,12 +20,11 @@ export class TokenWriter extends StatementWriter {
 
   statements(messages: Message[]): Statement[] {
     const d = this.db.dialect;
-    const kind = d.kind;
     const param = (i: number): string => d.param(i);
     const mr = this.q.multiRow;
     if (!mr) {
       const sql = renderTemplate(this.q.whole, param, 1);
-      return messages.map((m) => ({ sql, params: this.q.whole.bindings.map((b) => tokenValue(b, m, kind)) }));
+      return messages.map((m) => ({ sql, params: this.q.whole.bindings.map((b) => tokenValue(b, m, d)) }));
     }
     const per = mr.tuple.bindings.length;
     return chunkByParams(messages, per, d.maxParams).map((part) => {
@@ -33,7 +32,7 @@ export class TokenWriter extends StatementWriter {
       const params: unknown[] = [];
       for (let j = 0; j < part.length; j++) {
         values += (j ? ',' : '') + renderTemplate(mr.tuple, param, params.length + 1);
-        for (const b of mr.tuple.bindings) params.push(tokenValue(b, part[j]!, kind));
+        for (const b of mr.tuple.bindings) params.push(tokenValue(b, part[j]!, d));
       }
       return { sql: `${mr.prefix}${values}${mr.suffix}`, params };
     });

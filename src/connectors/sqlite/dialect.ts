@@ -15,6 +15,16 @@ function jsonCheckedColumns(createSql: string): Set<string> {
 const NOW = "strftime('%Y-%m-%d %H:%M:%f','now')";
 
 export class SqliteDialect extends Dialect {
+  /** Integers as BigInt (INTEGER storage class, 64 bits), other numbers as REAL. */
+  override tokenNumber(raw: string): unknown {
+    return /^-?\d+$/.test(raw) ? BigInt(raw) : Number(raw);
+  }
+
+  /** SQLite has no boolean: 1 and 0. */
+  override tokenBool(v: boolean): unknown {
+    return v ? 1 : 0;
+  }
+
   override readonly binder = new SqliteBinder();
   readonly kind = 'sqlite' as const;
   readonly maxParams = 32766;

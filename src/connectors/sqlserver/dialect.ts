@@ -5,6 +5,15 @@ import { mssqlType, selectExpression } from './types.js';
 
 /** SQL Server (kind E): bracket quoting, @pN parameters, OFFSET/FETCH, table hints, MERGE. */
 export class SqlServerDialect extends Dialect {
+  /** No FOR UPDATE: the lock is a table hint. */
+  override get rowLockHint(): string {
+    return ' WITH (UPDLOCK, HOLDLOCK)';
+  }
+
+  override get rowLockSuffix(): string {
+    return '';
+  }
+
   override readonly binder = new MssqlBinder();
   readonly kind = 'sqlserver' as const;
 

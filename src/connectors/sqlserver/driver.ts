@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readTlsFile } from '../../config/tls-files.js';
 import type { Endpoint } from '../../config/endpoint.js';
 import type { TlsConfig } from '../../config/tls-spec.js';
 import { configError, type BridgeError, type ErrorKind } from '../../core/errors.js';
@@ -89,13 +89,7 @@ export function mssqlConfig(ep: Endpoint, warn: (s: string) => void): Record<str
   };
   if (u.port) options.port = u.port;
   if (tls?.accept_invalid_certs) warn('tls.accept_invalid_certs is set: the server certificate is not verified (insecure)');
-  if (tls?.ca_file) {
-    try {
-      options.cryptoCredentialsDetails = { ca: readFileSync(tls.ca_file) };
-    } catch (e) {
-      throw configError(`tls.ca_file cannot be read: ${(e as Error).message}`);
-    }
-  }
+  if (tls?.ca_file) options.cryptoCredentialsDetails = { ca: readTlsFile(tls.ca_file, 'ca_file') };
   if (tls?.cert_file || tls?.key_file) throw configError('tls.cert_file/key_file (client certificates) are not supported by the SQL Server driver; remove them');
   for (const [k, v] of ep.passthrough) {
     if (!PASSABLE.has(k)) throw configError(`${k} is neither a field of the sqlserver connector nor a tedious connection option (${[...PASSABLE].join(', ')})`);

@@ -9,4 +9,6 @@ export const sqlserverKind: KindDriver = {
   poolFactory: (ep, warn) => mssqlPoolFactory(ep, warn) as unknown as PoolFactory<SqlConnection>,
   classify: classifyMssql,
   loose: false,
+  // TDS bulk load for the default insert, loaded when a route uses it.
+  defaultWriter: async (db, table, payload) => new (await import('./default-bulk.js')).MssqlDefaultWriter(db, table, payload),
 };
