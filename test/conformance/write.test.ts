@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridge, lines, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
-import { KINDS, SKIPPED, type ConformanceDb } from './kinds.js';
+import { kindEntry } from '../../src/connectors/kinds.js';
+import { KINDS, type ConformanceDb } from './kinds.js';
 
 /** Every kind as a sink: rejections located or dead-lettered, acks after durable writes, reconnection. */
 const dir = tempDir();
@@ -11,10 +12,8 @@ const BAD = 57;
 const fixture = path.join(dir, 'with-one-bad.ndjson');
 writeFileSync(fixture, Array.from({ length: N }, (_, i) => JSON.stringify({ k: i, n: i === BAD ? 'abc' : i * 2 })).join('\n') + '\n');
 
-for (const k of SKIPPED) describe.skip(`${k}: writes (not in this run: BRIDGE_TEST_KINDS, or no server here)`, () => it('skipped', () => {}));
-
 for (const k of KINDS) {
-  describe(`${k.kind}: writes`, () => {
+  describe.skipIf(k.skip !== undefined)(`${k.kind}: writes${k.skip ? ` (${k.skip})` : ''}`, () => {
     let db: ConformanceDb;
     beforeAll(async () => {
       db = await k.open(dir);
@@ -68,7 +67,7 @@ for (const k of KINDS) {
       for (const key of inSink) expect(inSource.has(key)).toBe(false);
     });
 
-    it.runIf(db0HasServer(k.kind))('a tail whose connections are killed twice goes on: every row arrives', async () => {
+    it.runIf(kindEntry(k.kind)!.server)('a tail whose connections are killed twice goes on: every row arrives (kinds with a server)', async () => {
       const src = `t_rcs_${k.kind}`;
       const dst = `t_rcd_${k.kind}`;
       await typed(dst);
@@ -92,7 +91,3 @@ for (const k of KINDS) {
   });
 }
 
-/** SQLite has no server and no sessions to kill. */
-function db0HasServer(kind: string): boolean {
-  return kind !== 'sqlite';
-}

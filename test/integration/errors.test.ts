@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridge, lines, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
+import { bridge, lines, spawnBridge, started, tempDir, waitFor } from '../helpers/bridge.js';
 import { PG_URL, postgres, sqlite, type TestDb } from '../helpers/databases.js';
 
 const dir = tempDir();
@@ -117,13 +117,7 @@ describe('connection failures exit 3 and never print a password', () => {
     // Every 4 ms from the title on: while modules load, while signals are handed over, while connecting.
     for (let i = 0; i < 25; i++) {
       const p = spawnBridge(['tail', `${PG_URL}?table=t_err&cursor_column=id`, 'file:///dev/null', '--progress', 'none']);
-      await waitFor(async () => {
-        try {
-          return readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').startsWith('bridge');
-        } catch {
-          return false;
-        }
-      }, 10_000, 1);
+      await started(p);
       await new Promise((r) => setTimeout(r, 4 * i));
       p.kill('SIGTERM');
       const r = await p;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridge, parseLines, tempDir } from '../helpers/bridge.js';
@@ -18,6 +18,19 @@ afterAll(async () => {
 });
 
 describe('exact or rejected', () => {
+  it('JSON false into a decimal column lands as 0 on every kind (SQLite stored 1)', async () => {
+    const file = path.join(dir, 'bools.ndjson');
+    writeFileSync(file, '{"k":1,"d":false}\n{"k":2,"d":true}\n');
+    for (const k of ['postgres', 'mysql', 'sqlite'] as const) {
+      await db(k).exec('DROP TABLE IF EXISTS b_dec');
+      await db(k).exec('CREATE TABLE b_dec (k int PRIMARY KEY, d decimal(10,2))');
+      const r = await bridge(['copy', `file://${file}`, db(k).url('b_dec', 'columns=auto'), '-q']);
+      expect({ k, code: r.exitCode, err: r.stderr }).toEqual({ k, code: 0, err: '' });
+      const rows = await db(k).rows('SELECT k, d FROM b_dec ORDER BY k');
+      expect(rows.map((x) => Number(x.d))).toEqual([0, 1]);
+    }
+  });
+
   it('SQLite TEXT holding JSON lands in jsonb and MariaDB JSON as the document; text that is not JSON is rejected', async () => {
     const lite = db('sqlite');
     await lite.exec(`DROP TABLE IF EXISTS j_src; CREATE TABLE j_src (id INTEGER PRIMARY KEY, doc TEXT); INSERT INTO j_src VALUES (1, '{"a":30.00}'), (2, 'not json')`);

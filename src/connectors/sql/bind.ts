@@ -99,7 +99,10 @@ export class Binder {
   }
 
   protected decimal(f: RawField, col: ColumnInfo): unknown {
-    if (f.kind === 'true' || f.kind === 'false') return this.outDecimal(f.kind === 'true' ? '1' : '0', parseDecimal('1')!, col);
+    if (f.kind === 'true' || f.kind === 'false') {
+      const digit = f.kind === 'true' ? '1' : '0';
+      return this.outDecimal(digit, parseDecimal(digit)!, col);
+    }
     const text = this.numberText(f, col, 'a number');
     const special = specialNumber(text);
     if (special) return this.decimalSpecial(special, col) ? this.outDecimal(special, undefined, col) : reject(`is ${special}, which ${col.dbType} cannot hold`);
