@@ -96,7 +96,7 @@ export function resolveEndpoint(rawText: string, role: Role, lookup: SpecLookup,
   }
   const all: [string, string][] = [...query, ...overrides];
   // Secret fields, and keys that look like secrets (a misspelled `pasword=` is still a password).
-  for (const [k, v] of all) if (spec.fields.find((f) => f.name === k)?.secret || SECRET_LOOKING.test(k)) addSecret(v);
+  for (const [k, v] of all) if (isSecretKey(spec, k)) addSecret(v);
 
   const warnings: string[] = [];
   const fields: Record<string, unknown> = {};
@@ -135,6 +135,9 @@ export function resolveEndpoint(rawText: string, role: Role, lookup: SpecLookup,
 
 const SECRET_LOOKING = /pass|secret|token|api_?key|auth/i;
 
+/** A secret field, or a key that looks like one (a misspelled `pasword=` is still a password). */
+const isSecretKey = (spec: ConnectorSpec, key: string): boolean => spec.fields.find((f) => f.name === key)?.secret === true || SECRET_LOOKING.test(key);
+
 /** The secrets inside structured fields, in every form they may be echoed in (a header, its base64). */
 function registerSecrets(fields: Record<string, unknown>): void {
   if (fields.tls && typeof fields.tls === 'object') addSecret((fields.tls as { cert_password?: string }).cert_password);
@@ -171,7 +174,7 @@ function displayOf(text: string, ep: Endpoint): string {
     .split('&')
     .map((p) => {
       const key = safeDecode(p.split('=')[0] ?? '');
-      return ep.spec.fields.find((f) => f.name === key)?.secret || /pass|secret|token|api_?key/i.test(key) ? `${key}=${MASKED}` : p;
+      return isSecretKey(ep.spec, key) ? `${key}=${MASKED}` : p;
     });
   return `${base}?${parts.join('&')}`;
 }

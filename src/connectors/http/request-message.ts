@@ -3,13 +3,26 @@ import { Message } from '../../core/message.js';
 import { pathOf } from './admission.js';
 import type { Outcome, Req } from './responder.js';
 
-/** A request body (or one streamed item) as a message: text for text-like types, bytes otherwise. */
-export function requestMessage(body: string | Buffer, req: Req, id: bigint | undefined): Message {
+/** What every message of one request shares: whether bodies are text, and the metadata. */
+function shapeOf(req: Req): { text: boolean; meta: Record<string, string> } {
   const type = String(req.headers['content-type'] ?? '');
-  const text = /json|text|ndjson|event-stream/i.test(type) || type === '';
   const meta: Record<string, string> = { 'http.method': String(req.method), 'http.path': pathOf(req) };
   if (type) meta['http.content_type'] = type;
-  return new Message(text && Buffer.isBuffer(body) ? body.toString('utf8') : body, meta, undefined, id);
+  return { text: /json|text|ndjson|event-stream/i.test(type) || type === '', meta };
+}
+
+const bodyOf = (body: string | Buffer, text: boolean): string | Buffer => (text && Buffer.isBuffer(body) ? body.toString('utf8') : body);
+
+/** A request body as a message: text for text-like types, bytes otherwise. */
+export function requestMessage(body: string | Buffer, req: Req, id: bigint | undefined): Message {
+  const { text, meta } = shapeOf(req);
+  return new Message(bodyOf(body, text), meta, undefined, id);
+}
+
+/** The messages of one streamed request: its shape worked out once, each item with its own metadata. */
+export function messagesOf(req: Req): (body: string | Buffer, id: bigint | undefined) => Message {
+  const { text, meta } = shapeOf(req);
+  return (body, id) => new Message(bodyOf(body, text), { ...meta }, undefined, id);
 }
 
 /** decisions §7: 422 for a rejection, 502 for a transient sink failure. */

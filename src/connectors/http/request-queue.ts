@@ -19,7 +19,10 @@ interface Entry {
 export class RequestQueue {
   private queue: Entry[] = [];
   private readonly entries = new Map<Message, Entry>();
+  /** The pipeline's reader waits here for requests. */
   readonly wakeup = new Wakeup();
+  /** Streamed requests waiting for room in the buffer (several may wait at once). */
+  private roomWaiters: (() => void)[] = [];
 
   constructor(private readonly spool: Spool | undefined) {}
 
@@ -52,10 +55,26 @@ export class RequestQueue {
     });
   }
 
+  /** Resolves once messages leave the queue (taken by the pipeline, or drained), or after `guardMs`. */
+  room(guardMs = 1000): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, guardMs);
+      this.roomWaiters.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+
+  private notifyRoom(): void {
+    for (const w of this.roomWaiters.splice(0)) w();
+  }
+
   /** Up to `max` queued messages as one batch, or undefined when none is queued. */
   take(max: number, outcomeOf: (e: unknown) => Outcome): SourceBatch | undefined {
     if (this.queue.length === 0) return undefined;
     const taken = this.queue.splice(0, max);
+    this.notifyRoom();
     const spool = this.spool;
     return {
       messages: taken.map((e) => e.m),
@@ -85,5 +104,6 @@ export class RequestQueue {
   /** Answers everything still queued (the listener is closing). */
   drain(o: Outcome): void {
     for (const e of this.queue.splice(0)) e.done(o);
+    this.notifyRoom();
   }
 }

@@ -71,7 +71,8 @@ export class Spool {
   private active: Segment | undefined;
   private next = 0;
   private pending: { record: Buffer; segment: Segment; done: (e?: unknown) => void }[] = [];
-  private flushing = false;
+  /** The group commit under way, if any. */
+  private flushing: Promise<void> | undefined;
   private openedAt = 0;
   private readonly owner = new WeakMap<Message, { seg: Segment; index: number }>();
 
@@ -130,7 +131,7 @@ export class Spool {
     this.owner.set(m, { seg, index: seg.count++ });
     await new Promise<void>((resolve, reject) => {
       this.pending.push({ record, segment: seg, done: (e) => (e ? reject(e) : resolve()) });
-      if (!this.flushing) void this.flush();
+      this.flushing ??= this.flush();
     });
   }
 
@@ -150,24 +151,32 @@ export class Spool {
 
   /** Writes what is pending, one fsync per segment touched, then answers every waiting append. */
   private async flush(): Promise<void> {
-    this.flushing = true;
-    while (this.pending.length) {
-      const batch = this.pending.splice(0);
-      try {
-        const bySegment = new Map<Segment, Buffer[]>();
-        for (const p of batch) bySegment.set(p.segment, [...(bySegment.get(p.segment) ?? []), p.record]);
-        for (const [seg, records] of bySegment) {
-          const fh = seg.fh ?? (seg.fh = await open(seg.file, 'a'));
-          await fh.write(Buffer.concat(records));
-          await fh.datasync();
+    try {
+      while (this.pending.length) {
+        const batch = this.pending.splice(0);
+        try {
+          const bySegment = new Map<Segment, Buffer[]>();
+          for (const p of batch) {
+            const records = bySegment.get(p.segment);
+            if (records) records.push(p.record);
+            else bySegment.set(p.segment, [p.record]);
+          }
+          for (const [seg, records] of bySegment) {
+            const fh = seg.fh ?? (seg.fh = await open(seg.file, 'a'));
+            await fh.write(Buffer.concat(records));
+            await fh.datasync();
+          }
+          for (const p of batch) p.done();
+        } catch (e) {
+          for (const p of batch) p.done(e);
         }
-        for (const p of batch) p.done();
-      } catch (e) {
-        for (const p of batch) p.done(e);
       }
+    } finally {
+      // In the same turn as the last check of `pending`: an append after it starts a new flush.
+      this.flushing = undefined;
     }
-    this.flushing = false;
   }
+
 
   /**
    * The sink confirmed these messages: their record numbers go to the segment's ack file (a write,
@@ -181,7 +190,9 @@ export class Spool {
       if (!o) continue;
       this.owner.delete(m);
       o.seg.unconfirmed--;
-      bySegment.set(o.seg, [...(bySegment.get(o.seg) ?? []), o.index]);
+      const indexes = bySegment.get(o.seg);
+      if (indexes) indexes.push(o.index);
+      else bySegment.set(o.seg, [o.index]);
     }
     for (const [seg, indexes] of bySegment) {
       if (seg.sealed && seg.unconfirmed === 0) {
@@ -217,7 +228,7 @@ export class Spool {
   }
 
   async close(): Promise<void> {
-    while (this.flushing) await new Promise((r) => setTimeout(r, 5));
+    await this.flushing;
     for (const s of this.segments) {
       await s.fh?.close().catch(() => {});
       await s.ackFh?.close().catch(() => {});

@@ -2,7 +2,7 @@ import type { Message } from '../../core/message.js';
 import { ItemSplitter, streamFormat } from './body.js';
 import { BodyTooLarge } from './codecs.js';
 import type { RequestQueue } from './request-queue.js';
-import { requestMessage } from './request-message.js';
+import { messagesOf } from './request-message.js';
 import type { Outcome, Req, Res, Responder } from './responder.js';
 
 /** What a streamed request needs from the HTTP source. */
@@ -26,10 +26,11 @@ export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: b
   const f = s.fields;
   const pending: Promise<Outcome>[] = [];
   let n = 0;
+  const message = messagesOf(req);
   const push = async (item: string | Buffer): Promise<void> => {
     // A long stream waits for room in the buffer instead of failing (backpressure to the client).
-    while (s.queue.length >= f.internal_buffer_size) await s.queue.wakeup.wait(AbortSignal.timeout(100));
-    const m = requestMessage(item, req, id === undefined ? undefined : id + BigInt(n));
+    while (s.queue.length >= f.internal_buffer_size) await s.queue.room();
+    const m = message(item, id === undefined ? undefined : id + BigInt(n));
     n++;
     if (f.fire_and_forget) {
       if (!(await s.accept(m))) throw new Error('the spool is full (spool_max_bytes)');

@@ -136,7 +136,9 @@ export class MysqlDialect extends Dialect {
         const name = BigInt(String(id)) < 2n ** 48n ? `id:${String(id)}` : session;
         open.add(name);
         if (name !== session) open.add(`~${session}`);
-        sessions.set(String(thread), [...(sessions.get(String(thread)) ?? []), { name, startedMs: Number(epoch) * 1000 }]);
+        const list = sessions.get(String(thread)) ?? [];
+        list.push({ name, startedMs: Number(epoch) * 1000 });
+        sessions.set(String(thread), list);
       }
       if (!fresh) return undefined;
       if (!clock) return { open, sessions };

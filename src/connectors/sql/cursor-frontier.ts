@@ -113,9 +113,8 @@ export class Frontier {
     return out;
   }
 
-  /** Windows up to `upTo` are closed: late rows `lateIds` were delivered, the frontier moves there. */
-  close(upTo: Position, lateIds: string[] = []): void {
-    void lateIds; // delivered now and at or below the new frontier: never looked up again
+  /** Windows up to `upTo` are closed (their late rows delivered, at or below it): the frontier moves there. */
+  close(upTo: Position): void {
     while (this.windows.length) {
       const w = this.windows.shift()!;
       for (const id of w.ids) {

@@ -1,4 +1,5 @@
 import type { Message } from '../../core/message.js';
+import { sleep } from '../../core/wakeup.js';
 import { Frontier, type Position } from './cursor-frontier.js';
 import type { CursorQuery } from './cursor-query.js';
 import type { Database } from './database.js';
@@ -66,7 +67,7 @@ export class LateRows {
   async settle(ms: number): Promise<Message[]> {
     const start = Date.now();
     while (this.tracking && this.frontier.pending && Date.now() - start < ms) {
-      await new Promise((r) => setTimeout(r, Math.max(20, this.o.db.dialect.transactionListIntervalMs)));
+      await sleep(Math.max(20, this.o.db.dialect.transactionListIntervalMs));
       const open = await this.list();
       if (!open) continue;
       this.frontier.observe(open.open, Date.now());
@@ -117,7 +118,7 @@ export class LateRows {
       });
       late = this.o.messages({ ...res, rows });
     }
-    this.frontier.close(end, missing);
+    this.frontier.close(end);
     return late;
   }
 

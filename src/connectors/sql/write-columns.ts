@@ -74,23 +74,13 @@ export class ColumnsWriter extends StatementWriter {
       st.push(...this.statementsOf(this.group(seg.upserts)));
       written.push(...seg.upserts);
     }
-    await this.db.transaction(async (c) => {
-      for (const x of st) await c.query(x.sql, x.params);
-    });
+    await this.execute(st);
     this.countLossy(written);
   }
 
   /** Writes converted rows (statements in one transaction; kinds override with faster loads). */
   protected async load(groups: Group[]): Promise<void> {
-    const st = this.statementsOf(groups);
-    if (st.length === 0) return;
-    if (st.length === 1) {
-      await this.db.query(st[0]!.sql, st[0]!.params);
-      return;
-    }
-    await this.db.transaction(async (c) => {
-      for (const x of st) await c.query(x.sql, x.params);
-    });
+    await this.execute(this.statementsOf(groups));
   }
 
   /** Converted rows, the last of each key, grouped by column list. */

@@ -27,7 +27,7 @@ export interface Segment {
  * Splits a batch of changes into segments at each truncate and keeps, per key, the last operation:
  * within a segment deletes and upserts concern different keys and commute, so they apply as sets.
  */
-export function segments(messages: Message[], row: (m: Message, keyOnly: boolean) => Row): Segment[] {
+export function segments(messages: Message[], row: (m: Message) => Row): Segment[] {
   const out: Segment[] = [];
   let current = new Map<string, { row: Row; op: ChangeOp }>();
   let truncate = false;
@@ -43,7 +43,7 @@ export function segments(messages: Message[], row: (m: Message, keyOnly: boolean
       truncate = true;
       continue;
     }
-    const r = row(m, op === 'delete');
+    const r = row(m);
     current.set(r.keyText ?? `#${current.size}`, { row: r, op });
   }
   flush();

@@ -30,7 +30,11 @@ export abstract class StatementWriter implements Writer {
   abstract plan(): PlanItem[];
 
   async write(messages: Message[]): Promise<void> {
-    const st = this.statements(messages);
+    await this.execute(this.statements(messages));
+  }
+
+  /** Runs statements as one transaction (a single statement is its own). */
+  protected async execute(st: Statement[]): Promise<void> {
     if (st.length === 0) return;
     if (st.length === 1) {
       await this.db.query(st[0]!.sql, st[0]!.params);
