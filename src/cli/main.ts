@@ -6,7 +6,7 @@ import { completionCommand } from './completion.js';
 import { connectorsCommand } from './connectors.js';
 import { slotsCommand } from './slots.js';
 import { fieldFlags } from './flags.js';
-import { runCommand, type RouteArgs } from './route.js';
+import { DEFAULT_BATCH, runCommand, type RouteArgs } from './route.js';
 
 const VERSION = '0.1.0';
 
@@ -24,7 +24,7 @@ function keyValue(v: string, prev: [string, string][] = []): [string, string][] 
 }
 
 interface CommonOpts {
-  batchSize: number;
+  batchSize?: number;
   limit?: number;
   dryRun?: boolean;
   progress: ProgressMode;
@@ -68,7 +68,7 @@ function splitFieldFlags(o: CommonOpts): { src: [string, string][]; dst: [string
 
 function addRouteOptions(cmd: Command, mode: 'copy' | 'tail' | 'serve'): Command {
   cmd
-    .option('--batch-size <n>', 'messages per batch (bound to select_query placeholder)', positiveInt('--batch-size'), 1024)
+    .option('--batch-size <n>', `messages per batch (bound to select_query placeholder); default ${DEFAULT_BATCH} (16384 rows when a PostgreSQL table is copied into a PostgreSQL table)`, positiveInt('--batch-size'))
     .option('--limit <n>', 'stop after about n messages', positiveInt('--limit'))
     .option('--dry-run', 'connect, validate and print the plan; write nothing')
     .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'tty', 'plain', 'json', 'none', 'bar']).default('auto'))
@@ -99,7 +99,8 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
     dst,
     srcOpts: [...flags.src, ...(o.srcOpt ?? [])],
     dstOpts: [...flags.dst, ...(o.dstOpt ?? [])],
-    batchSize: o.batchSize,
+    batchSize: o.batchSize ?? DEFAULT_BATCH,
+    batchSizeGiven: o.batchSize !== undefined,
     limit: o.limit,
     dryRun: o.dryRun === true,
     maxRetries: mode === 'serve' ? Infinity : o.maxRetries,

@@ -15,6 +15,8 @@ export interface RouteArgs {
   srcOpts: [string, string][];
   dstOpts: [string, string][];
   batchSize: number;
+  /** --batch-size was given: a table → table copy keeps it instead of its larger default. */
+  batchSizeGiven?: boolean;
   limit: number | undefined;
   dryRun: boolean;
   maxRetries: number;
@@ -114,7 +116,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
         source,
         sink,
         mode: a.command,
-        batchSize: a.batchSize,
+        batchSize: rowBatchSize(a, source, sink),
         limit: a.limit,
         readAhead: a.readAhead,
         maxRetries: a.command === 'copy' ? a.maxRetries : Infinity,
@@ -151,6 +153,14 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
   return summary.exitCode;
 }
 
+/** Messages per batch unless --batch-size says otherwise. */
+export const DEFAULT_BATCH = 1024;
+
+/** A table copied into a table reads the batches its source reads best, unless --batch-size is given. */
+function rowBatchSize(a: RouteArgs, source: Source, sink: Sink): number {
+  return !a.batchSizeGiven && source.rowBatchSize !== undefined && typeof sink.writeRows === 'function' ? source.rowBatchSize : a.batchSize;
+}
+
 async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: Endpoint, dst: Endpoint, a: RouteArgs, table: DescribedTable | undefined): Promise<void> {
   const lines: string[] = [`plan for bridge ${a.command} (dry run: nothing is written)`, `  from ${src.display}`, `  to   ${dst.display}`];
   for (const item of (await source.plan?.()) ?? []) lines.push(`  source ${item.label}: ${item.value}`);
@@ -158,7 +168,7 @@ async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: En
   if (est !== undefined && est !== null) lines.push(`  source rows to read: ~${est}`);
   for (const item of (await sink.plan?.()) ?? []) lines.push(`  sink ${item.label}: ${item.value}`);
   if (table && sink.planMapping) for (const item of sink.planMapping(table.columns)) lines.push(`  ${item.label.startsWith('  ') ? item.label : `sink ${item.label}`}${item.label.startsWith('  ') ? ' ' : ': '}${item.value}`);
-  lines.push(`  batch size ${a.batchSize}${a.limit !== undefined ? `, limit ${a.limit}` : ''}`);
+  lines.push(`  batch size ${rowBatchSize(a, source, sink)}${a.limit !== undefined ? `, limit ${a.limit}` : ''}`);
   // The plan is what the user asked for, so it goes to stdout (no data is written in a dry run).
   process.stdout.write(redact(lines.join('\n')) + '\n');
   void reporter;

@@ -1,11 +1,15 @@
 import type { Message } from './message.js';
+import type { RowSet } from './row-set.js';
 
 /** How a route runs: `copy` drains and ends, `tail` follows until stopped, `serve` answers requests. */
 export type RunMode = 'copy' | 'tail' | 'serve';
 
 /** A batch read from a source, with the callbacks that move the source position. */
 export interface SourceBatch {
-  messages: Message[];
+  /** One message per row; on a batch with `rows`, a getter that builds them only if read. */
+  readonly messages: Message[];
+  /** The batch as table rows (SQL sources): sinks that write rows take these without messages. */
+  rows?: RowSet;
   /** Human-readable source position after this batch (cursor value, LSN), for progress output. */
   position?: string;
   /**
@@ -116,6 +120,11 @@ export interface Source {
   checkpoint?(): string | undefined;
   /** Whether the source persists its position (cursor_id, deletes): sinks then sync each batch. */
   readonly durablePosition: boolean;
+  /**
+   * Present when batches carry `rows` (a table read by key): the rows per batch the source reads
+   * best when a sink takes rows (the route uses it unless --batch-size is given).
+   */
+  readonly rowBatchSize?: number | undefined;
 }
 
 export interface SinkContext {
@@ -140,6 +149,12 @@ export type Reply = Message | undefined;
 export interface Sink {
   open(ctx: SinkContext): Promise<void>;
   write(messages: Message[]): Promise<Reply[] | void>;
+  /**
+   * Writes a batch of rows as one unit, without messages (SQL → SQL). Resolves false, having
+   * written nothing, when the sink cannot take this batch as rows: the engine then writes its
+   * messages. A rejection names no message: the engine retries the batch as messages to find it.
+   */
+  writeRows?(rows: RowSet): Promise<boolean>;
   /**
    * The first message of a rejected batch that the sink refuses, found without keeping anything
    * written (probes are rolled back), with the sink's own error.

@@ -1,3 +1,4 @@
+import { countOf } from '../core/row-set.js';
 import type { Reply, SourceBatch } from '../core/route.js';
 
 /** How one batch's write ended: written (with messages dead-lettered, and the sink's answers), or failed. */
@@ -113,7 +114,7 @@ export class AckTracker {
       back.push(batch);
       return;
     }
-    this.hooks.written(batch, batch.messages.length - r.dead);
+    this.hooks.written(batch, countOf(batch) - r.dead);
     this.acks = this.acks.then(async () => {
       if (this.ackError !== undefined) return;
       try {

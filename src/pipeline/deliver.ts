@@ -1,7 +1,7 @@
 import { redact } from '../config/redact.js';
 import { BridgeError, isBridgeError, rejectedError } from '../core/errors.js';
 import { Message } from '../core/message.js';
-import type { Reply, Sink } from '../core/route.js';
+import type { Reply, Sink, SourceBatch } from '../core/route.js';
 import type { StatsHub } from '../stats/hub.js';
 import { withRetry, type RetryPolicy } from './retry.js';
 
@@ -27,6 +27,22 @@ function deadLetterOf(m: Message, error: Error): Message {
   const out = new Message(m.payload, { ...m.metadata, 'bridge.error': redact(error.message), 'bridge.error_kind': 'rejected' }, undefined, m.id);
   out.isJson = m.isJson;
   return out;
+}
+
+/**
+ * Writes a batch as rows when both ends can (no message per row), else as messages. A batch of rows
+ * the sink rejects is written again as messages, which finds and names the rejected one.
+ */
+export async function deliverBatch(batch: SourceBatch, o: DeliverOptions): Promise<{ replies: Reply[] | void; dead: number }> {
+  const rows = batch.rows;
+  if (rows && rows.count > 0 && o.sink.writeRows) {
+    try {
+      if (await withRetry(() => o.sink.writeRows!(rows), o.retry)) return { replies: undefined, dead: 0 };
+    } catch (e) {
+      if (!isRejected(e)) throw e;
+    }
+  }
+  return deliver(batch.messages, o);
 }
 
 /**

@@ -1,9 +1,10 @@
 import { BridgeError, isRetryable } from '../core/errors.js';
 import type { Message } from '../core/message.js';
+import { countOf } from '../core/row-set.js';
 import type { Reply, RunMode, Sink, Source, SourceBatch } from '../core/route.js';
 import type { StatsHub } from '../stats/hub.js';
 import { AckTracker } from './ack-tracker.js';
-import { deliver } from './deliver.js';
+import { deliverBatch } from './deliver.js';
 import { StoppedWhileRetrying, withRetry } from './retry.js';
 
 export interface RunOptions {
@@ -79,12 +80,13 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
         if (stats.state === 'retrying') stats.setState('running');
         if (!batch) break;
         // An empty batch still moves a position (a cursor's frontier): it is acknowledged in order, after the writes before it.
-        if (batch.messages.length === 0 && queue.length === 0 && !source.durablePosition) {
+        const n = countOf(batch);
+        if (n === 0 && queue.length === 0 && !source.durablePosition) {
           await batch.ack();
           continue;
         }
-        read += batch.messages.length;
-        stats.rowsRead += batch.messages.length;
+        read += n;
+        stats.rowsRead += n;
         queue.push(batch);
         notifyWriter();
       }
@@ -106,8 +108,9 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
     written(batch, delivered) {
       written += delivered;
       stats.rowsWritten += delivered;
-      if (batch.messages.length) stats.batches++;
-      for (const m of batch.messages) stats.bytesWritten += m.byteLength;
+      if (countOf(batch)) stats.batches++;
+      if (batch.rows) stats.bytesWritten += batch.rows.bytes;
+      else for (const m of batch.messages) stats.bytesWritten += m.byteLength;
     },
     async answered(batch, error) {
       stats.warn(`a batch of ${batch.messages.length} could not be written: ${(error as Error).message}`);
@@ -146,7 +149,7 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
       // A source that answers failures itself gets few retries: its clients are waiting.
       const retry = batch.fail ? { ...retryPolicy(o.stop), maxRetries: Math.min(o.maxRetries, 2) } : retryPolicy(o.stop);
       const rejectTo = source.rejectMessage ? (m: Message, e: Error) => source.rejectMessage!(m, e) : undefined;
-      const done = deliver(batch.messages, { sink, deadLetter: o.deadLetter, rejectTo, retry, stats }).then(
+      const done = deliverBatch(batch, { sink, deadLetter: o.deadLetter, rejectTo, retry, stats }).then(
         async ({ replies, dead }) => {
           if (stats.state === 'retrying') stats.setState('running');
           if (replies && o.onReplies) await o.onReplies(batch.messages, replies);

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { PlanItem } from '../../core/route.js';
+import type { RowSet } from '../../core/row-set.js';
+import { SqlRowSet } from '../sql/row-set.js';
 import { ColumnsWriter, type Group } from '../sql/write-columns.js';
-import { copyIn, copyValue } from './copy-text.js';
+import { copyChunks, copyIn, copyValue } from './copy-text.js';
 import { COPY_FROM } from './default-copy.js';
 import type { PgConnection } from './driver.js';
 
@@ -24,6 +26,23 @@ export class PgColumnsWriter extends ColumnsWriter {
   /** Appends commute, upserts do not: with a key, batches load one after another. */
   get concurrency(): number {
     return this.key ? 1 : 2;
+  }
+
+  /**
+   * Rows a PostgreSQL table gave as COPY text go into this one as they are when every column keeps
+   * its type (an append): no value is parsed or converted on the way.
+   */
+  override async writeRows(set: RowSet): Promise<boolean> {
+    if (set instanceof SqlRowSet && set.wire?.kind === 'postgres' && set.wire.format === 'text' && !this.key) {
+      const targets = this.rows.passThrough(set.shape);
+      if (targets) {
+        const d = this.db.dialect;
+        const sql = `COPY ${d.table(this.o.table)} (${targets.map((x) => d.quote(x.name)).join(', ')}) FROM STDIN`;
+        await this.db.withConnection((c) => copyChunks(c as PgConnection, sql, set.wire!.chunks));
+        return true;
+      }
+    }
+    return super.writeRows(set);
   }
 
   protected override async load(groups: Group[]): Promise<void> {

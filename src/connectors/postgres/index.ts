@@ -20,5 +20,6 @@ export const postgresKind: KindDriver = {
     return (db) => new BulkCopyWriter(db, plan, insert);
   },
   keylessReader: async (db, table, rows) => new (await import('./read-ctid.js')).CtidReader(db, table, rows),
+  readWire: async (db, select, params, columns) => (await import('./copy-out.js')).copyOut(db, select, params, columns),
   changeSource: async (ep) => new (await import('./cdc-source.js')).CdcSource(ep),
 };

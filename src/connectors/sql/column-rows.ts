@@ -6,9 +6,9 @@ import { PASS_THROUGH, Reject, type Binder, type Converter } from './bind.js';
 import { RowFields, type RowShape } from './row-fields.js';
 import type { ColumnInfo, TableInfo } from './types.js';
 
-/** One message as the values of the columns it maps to. */
+/** One message (or one source row moved without a message) as the values of the columns it maps to. */
 export interface Row {
-  m: Message;
+  m: Message | undefined;
   cols: ColumnInfo[];
   values: unknown[];
   keyText: string | undefined;
@@ -97,54 +97,81 @@ export class ColumnRows {
     return p;
   }
 
-  private convert(conv: Converter, f: RawField, native: unknown, m: Message, name: string): unknown {
+  private convert(conv: Converter, f: RawField | undefined, shape: RowShape | undefined, values: unknown[], i: number, m: Message | undefined, name: string): unknown {
     try {
-      return conv(f, native);
+      return conv(f ?? shape!.field(values, i), values[i]);
     } catch (e) {
-      if (e instanceof Reject) throw rejectedError(`message ${m.idHex}: field ${name} ${e.message}`, undefined, m.idHex);
+      // A row without a message is rejected unnamed: the engine writes its batch again as messages to name it.
+      if (e instanceof Reject) throw m ? rejectedError(`message ${m.idHex}: field ${name} ${e.message}`, undefined, m.idHex) : rejectedError(`field ${name} ${e.message}`);
       throw e;
     }
+  }
+
+  /**
+   * The target column of each source column when every one passes through unchanged (same type on
+   * the same kind, nothing extra, nothing dropped): the source's wire rows are then the target's.
+   */
+  passThrough(shape: RowShape): ColumnInfo[] | undefined {
+    if (this.extra) return undefined;
+    const plan = this.planFor(shape);
+    if (!plan.converters.every((c) => c === PASS_THROUGH)) return undefined;
+    return plan.targets as ColumnInfo[];
+  }
+
+  /** A source row (driver values in `shape`'s order) as column values, without a message. */
+  rowOf(shape: RowShape, values: unknown[]): Row {
+    return this.fromShape(shape, values, undefined);
   }
 
   row(m: Message): Row {
     const fields = m.fields();
     if (!fields) throw rejectedError(`message ${m.idHex} is not a JSON object; columns=auto maps object fields to columns`, undefined, m.idHex);
+    if (fields instanceof RowFields) return this.fromShape(fields.shape, fields.values, m);
+    const cols: ColumnInfo[] = [];
+    const values: unknown[] = [];
+    let extra: [string, RawField][] | undefined;
+    let dropped: string[] | undefined;
+    for (const [name, f] of fields) {
+      const c = this.columnFor(name);
+      if (!c) {
+        if (this.extra) (extra ??= []).push([name, f]);
+        else (dropped ??= []).push(name);
+        continue;
+      }
+      let conv = this.jsonConverters.get(c);
+      if (!conv) this.jsonConverters.set(c, (conv = this.binder.compile(c)));
+      cols.push(c);
+      values.push(this.convert(conv, f, undefined, [], 0, m, name));
+    }
+    return this.finish(m, cols, values, extra, dropped, 0);
+  }
+
+  private fromShape(shape: RowShape, row: unknown[], m: Message | undefined): Row {
+    const plan = this.planFor(shape);
+    const names = shape.columns;
     const cols: ColumnInfo[] = [];
     const values: unknown[] = [];
     let extra: [string, RawField][] | undefined;
     let dropped: string[] | undefined;
     let lossy = 0;
-    if (fields instanceof RowFields) {
-      const plan = this.planFor(fields.shape);
-      const names = fields.shape.columns;
-      for (let i = 0; i < names.length; i++) {
-        const c = plan.targets[i];
-        const native = fields.native(i);
-        if (!c) {
-          if (this.extra) (extra ??= []).push([names[i]!.name, fields.at(i)]);
-          else (dropped ??= []).push(names[i]!.name);
-          continue;
-        }
-        const conv = plan.converters[i]!;
-        cols.push(c);
-        // A pass-through column needs only the driver's value: its field is never built.
-        values.push(conv === PASS_THROUGH ? (native ?? null) : this.convert(conv, fields.at(i), native, m, names[i]!.name));
-        if (plan.lossy[i] && native !== null) lossy++;
+    for (let i = 0; i < names.length; i++) {
+      const c = plan.targets[i];
+      const native = row[i];
+      if (!c) {
+        if (this.extra) (extra ??= []).push([names[i]!.name, shape.field(row, i)]);
+        else (dropped ??= []).push(names[i]!.name);
+        continue;
       }
-    } else {
-      for (const [name, f] of fields) {
-        const c = this.columnFor(name);
-        if (!c) {
-          if (this.extra) (extra ??= []).push([name, f]);
-          else (dropped ??= []).push(name);
-          continue;
-        }
-        let conv = this.jsonConverters.get(c);
-        if (!conv) this.jsonConverters.set(c, (conv = this.binder.compile(c)));
-        cols.push(c);
-        values.push(this.convert(conv, f, undefined, m, name));
-      }
+      const conv = plan.converters[i]!;
+      cols.push(c);
+      // A pass-through column needs only the driver's value: its field is never built.
+      values.push(conv === PASS_THROUGH ? (native ?? null) : this.convert(conv, undefined, shape, row, i, m, names[i]!.name));
+      if (plan.lossy[i] && native !== null) lossy++;
     }
+    return this.finish(m, cols, values, extra, dropped, lossy);
+  }
+
+  private finish(m: Message | undefined, cols: ColumnInfo[], values: unknown[], extra: [string, RawField][] | undefined, dropped: string[] | undefined, lossy: number): Row {
     if (this.extra) {
       cols.push(this.extra);
       values.push(extra ? `{${extra.map(([k, f]) => `${JSON.stringify(k)}:${f.raw}`).join(',')}}` : '{}');

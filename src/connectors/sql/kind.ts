@@ -7,6 +7,7 @@ import type { Dialect } from './dialect.js';
 import type { PoolFactory } from './pool.js';
 import type { Reader } from './reader.js';
 import type { RowMessages } from './rows.js';
+import type { WireRows } from './row-set.js';
 import type { TokenQuery } from './tokens.js';
 import type { ColumnInfo, SqlConnection } from './types.js';
 import type { ColumnsOptions } from './write-columns.js';
@@ -33,6 +34,11 @@ export interface KindDriver {
   bulkCopy?(insert: TokenQuery): Promise<(db: Database) => Writer>;
   /** A snapshot of a table without a primary key, paged by the kind's physical row position. */
   keylessReader?(db: Database, table: string, rows: RowMessages): Promise<Reader>;
+  /**
+   * Reads one key range of a table in the kind's own wire format (PostgreSQL COPY text): a sink of
+   * the same kind takes the bytes unchanged. `select` may hold bound parameters.
+   */
+  readWire?(db: Database, select: string, params: readonly unknown[], columns: { name: string; dbType: string }[]): Promise<WireRows>;
   /** publication=: change capture. */
   changeSource?(ep: Endpoint): Promise<Source>;
 }

@@ -58,12 +58,13 @@ const text = (raw: unknown): string => (typeof raw === 'string' ? raw : Buffer.i
 /**
  * What `${payload:f}` and columns=auto see of a column, built from the raw driver value without
  * rendering and re-scanning JSON. Each builder gives exactly the field the rendered JSON would
- * hold (row-fields.test.ts compares the two on every type); unusual types go through the renderer.
+ * hold (test/unit/row-fields.test.ts compares the two on every type, loose and strict); unusual
+ * types go through the renderer.
  */
 function builder(c: RenderColumn, o: RenderOptions, loose: boolean): Builder {
   const render = columnRenderer(c, o, loose);
   const viaJson: Builder = (raw) => fromJson(render(raw));
-  if (loose) return viaJson;
+  if (loose) return looseBuilder(c, o, viaJson);
   switch (c.type) {
     case 'text':
     case 'uuid':
@@ -86,6 +87,26 @@ function builder(c: RenderColumn, o: RenderOptions, loose: boolean): Builder {
         const json = render(raw);
         return json === 'true' ? TRUE_FIELD : json === 'false' ? FALSE_FIELD : fromJson(json);
       };
+    default:
+      return viaJson;
+  }
+}
+
+/**
+ * A database that does not enforce types (SQLite) renders values of the column's family by the
+ * column's type and others by their JS type: a string in a text-like column is that string.
+ */
+function looseBuilder(c: RenderColumn, o: RenderOptions, viaJson: Builder): Builder {
+  switch (c.type) {
+    case 'text':
+    case 'uuid':
+    case 'time':
+    case 'date':
+      return (raw) => (typeof raw === 'string' ? new StringField(raw) : viaJson(raw));
+    case 'timestamp':
+    case 'timestamptz':
+      if (o.timestamps === 'rfc3339') return (raw) => (typeof raw === 'string' ? new StringField(toRfc3339(raw)) : viaJson(raw));
+      return (raw) => (typeof raw === 'string' ? new StringField(raw) : viaJson(raw));
     default:
       return viaJson;
   }
@@ -123,37 +144,38 @@ export class RowShape {
 export class RowFields implements Fields, LazyPayload {
   constructor(
     readonly shape: RowShape,
-    private readonly row: unknown[],
+    /** The driver's values of the row, in the shape's column order. */
+    readonly values: unknown[],
   ) {}
 
   /** The field of column `i` of the shape. */
   at(i: number): RawField {
-    return this.shape.field(this.row, i);
+    return this.shape.field(this.values, i);
   }
 
   /** The driver's own value of column `i` (storage class and all). */
   native(i: number): unknown {
-    return this.row[i];
+    return this.values[i];
   }
 
   render(): string {
-    return this.shape.render(this.row);
+    return this.shape.render(this.values);
   }
 
   /** Approximate bytes of the values, for progress figures when the JSON is never rendered. */
   size(): number {
     let n = 2;
-    for (const v of this.row) n += typeof v === 'string' ? v.length + 4 : Buffer.isBuffer(v) ? v.length + 4 : 8;
+    for (const v of this.values) n += typeof v === 'string' ? v.length + 4 : Buffer.isBuffer(v) ? v.length + 4 : 8;
     return n;
   }
 
   get(name: string): RawField | undefined {
     const i = this.shape.index.get(name);
-    return i === undefined ? undefined : this.shape.field(this.row, i);
+    return i === undefined ? undefined : this.shape.field(this.values, i);
   }
 
   *[Symbol.iterator](): Iterator<[string, RawField]> {
     const cols = this.shape.columns;
-    for (let i = 0; i < cols.length; i++) yield [cols[i]!.name, this.shape.field(this.row, i)];
+    for (let i = 0; i < cols.length; i++) yield [cols[i]!.name, this.shape.field(this.values, i)];
   }
 }

@@ -1,6 +1,7 @@
 import { Message, type Metadata } from '../../core/message.js';
 import { rowRenderer, type RenderColumn } from './render.js';
 import { RowFields, RowShape } from './row-fields.js';
+import { estimateBytes, SqlRowSet, type WireRows } from './row-set.js';
 import type { KindDriver } from './kind.js';
 import type { ColumnInfo, LogicalType, SqlResult, TableInfo } from './types.js';
 
@@ -68,6 +69,19 @@ export class RowMessages {
       out[i] = Message.lazy(new RowFields(shape, values), cursorIdx >= 0 ? this.metadata(row[cursorIdx]) : undefined, () => seedOf(row, i));
     }
     return out;
+  }
+
+  /**
+   * Whole rows as a row set: sinks that write rows take the arrays, others get the messages
+   * rowsAsJson would have made. `wire` is the batch in the kind's own format when read that way.
+   */
+  rowSet(res: SqlResult, skip: number, seedOf: (row: unknown[], i: number) => string, wire?: WireRows): SqlRowSet {
+    const { shape } = this.renderer(res.fields, skip);
+    const count = wire ? wire.count : res.rows.length;
+    const bytes = wire ? wire.chunks.reduce((n, c) => n + c.length, 0) : estimateBytes(res.rows, skip);
+    const arrays = wire ? undefined : skip ? res.rows.map((r) => r.slice(skip)) : res.rows;
+    // Messages see the reader's own columns too (their ids come from the hidden position).
+    return new SqlRowSet(shape, count, bytes, arrays, (rows) => this.rowsAsJson({ ...res, rows: skip && !wire ? res.rows : rows }, wire ? 0 : skip, seedOf), wire);
   }
 
   /** Queue rows: the message is the payload column as stored (bytes, JSON or text). */

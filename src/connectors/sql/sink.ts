@@ -2,6 +2,7 @@ import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, configError, rejectedError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { PlanItem, PoolStats, Reply, Sink, SinkContext } from '../../core/route.js';
+import type { RowSet } from '../../core/row-set.js';
 import { openDatabase, type Database } from './database.js';
 import { loadKind } from './kind.js';
 import { parseTemplate, parseTokenQuery } from './tokens.js';
@@ -23,6 +24,8 @@ export class SqlSink implements Sink {
   private created = '';
   private changesNoted = false;
   private warn: (s: string) => void = () => {};
+  /** Present when the writer takes rows from a SQL table without messages (columns=auto). */
+  writeRows: ((rows: RowSet) => Promise<boolean>) | undefined;
 
   constructor(private readonly ep: Endpoint) {}
 
@@ -90,6 +93,7 @@ export class SqlSink implements Sink {
         warn: ctx.warn,
       };
       this.writer = driver.columnsWriter ? await driver.columnsWriter(this.db, options) : new ColumnsWriter(this.db, options);
+      this.takeRows();
     } else {
       // Without tokens, insert_query (with its `?`) binds the whole payload once, as the default does.
       if (insert) this.writer = new TokenWriter(this.db, insert);
@@ -102,6 +106,11 @@ export class SqlSink implements Sink {
         this.writer = own ?? new DefaultWriter(this.db, this.table, payload);
       }
     }
+  }
+
+  private takeRows(): void {
+    const w = this.writer;
+    if (w.writeRows) this.writeRows = (rows) => w.writeRows!(rows);
   }
 
   async write(messages: Message[]): Promise<Reply[] | void> {

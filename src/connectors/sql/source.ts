@@ -141,6 +141,11 @@ export class SqlSource implements Source {
     return null;
   }
 
+  /** A table read once by its key yields rows (SQL sinks write them without messages). */
+  get rowBatchSize(): number | undefined {
+    return this.reader instanceof SnapshotReader ? this.reader.rowBatchSize : undefined;
+  }
+
   caughtUp(): boolean {
     return this.waiting;
   }

@@ -1,9 +1,11 @@
 import type { Message } from '../../core/message.js';
+import type { RowSet } from '../../core/row-set.js';
 import type { DescribedColumn, PlanItem } from '../../core/route.js';
 import { assess } from './assess.js';
 import type { SourceColumn } from './bind.js';
 import { ColumnRows, type ColumnRowsOptions, type Row } from './column-rows.js';
 import type { Database } from './database.js';
+import { SqlRowSet } from './row-set.js';
 import type { ColumnInfo } from './types.js';
 import { deleteStatements, hasChanges, segments } from './write-mirror.js';
 import { chunkByParams, StatementWriter, type Statement } from './writer.js';
@@ -56,6 +58,18 @@ export class ColumnsWriter extends StatementWriter {
     this.countLossy(groups.flatMap((g) => g.rows));
   }
 
+  /** Rows read from a SQL table, converted column by column without a message per row. */
+  async writeRows(set: RowSet): Promise<boolean> {
+    if (!(set instanceof SqlRowSet)) return false;
+    const rows = set.arrays();
+    const converted = new Array<Row>(rows.length);
+    for (let i = 0; i < rows.length; i++) converted[i] = this.rows.rowOf(set.shape, rows[i]!);
+    const groups = this.groupsOf(converted);
+    await this.load(groups);
+    this.countLossy(converted);
+    return true;
+  }
+
   /** Values written through a lossy mapping are counted once their batch is written. */
   private countLossy(rows: Row[]): void {
     let n = 0;
@@ -85,7 +99,10 @@ export class ColumnsWriter extends StatementWriter {
 
   /** Converted rows, the last of each key, grouped by column list. */
   groups(messages: Message[]): Group[] {
-    let rows = messages.map((m) => this.rows.row(m));
+    return this.groupsOf(messages.map((m) => this.rows.row(m)));
+  }
+
+  private groupsOf(rows: Row[]): Group[] {
     if (this.key) {
       // The same key twice in one statement is an error in PostgreSQL; the last one wins (decisions §5).
       const last = new Map<string, number>();

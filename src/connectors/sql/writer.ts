@@ -1,6 +1,7 @@
 import { BridgeError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { PlanItem, Reply } from '../../core/route.js';
+import type { RowSet } from '../../core/row-set.js';
 import type { Database } from './database.js';
 
 export interface Statement {
@@ -11,6 +12,8 @@ export interface Statement {
 /** One way of writing a batch (default insert, token insert, columns=auto, COPY, lookup). */
 export interface Writer {
   write(messages: Message[]): Promise<Reply[] | void>;
+  /** Writes rows read from a SQL table without messages; false when this writer cannot (nothing written). */
+  writeRows?(rows: RowSet): Promise<boolean>;
   /**
    * Finds the first message the database rejects without keeping anything (each probe is rolled
    * back), so a failed batch can name its culprit.

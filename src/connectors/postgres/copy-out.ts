@@ -1,0 +1,91 @@
+import type { Database } from '../sql/database.js';
+import type { WireRows } from '../sql/row-set.js';
+import type { PgConnection } from './driver.js';
+
+/** A literal PostgreSQL reads the same whatever standard_conforming_strings says. */
+function literal(v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  const s = Buffer.isBuffer(v) ? `\\x${v.toString('hex')}` : String(v);
+  return `E'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+}
+
+/**
+ * COPY takes no parameters: `$n` outside quotes and identifiers becomes the value as a literal (an
+ * untyped literal, read by the column it is compared with, as a bound text parameter is).
+ */
+export function inlineParams(sql: string, params: readonly unknown[]): string {
+  if (params.length === 0) return sql;
+  let out = '';
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    if (c === '"' || c === "'") {
+      const end = sql.indexOf(c, i + 1);
+      const stop = end < 0 ? sql.length : end + 1;
+      out += sql.slice(i, stop);
+      i = stop;
+    } else if (c === '$' && /\d/.test(sql[i + 1] ?? '')) {
+      let j = i + 1;
+      while (j < sql.length && /\d/.test(sql[j]!)) j++;
+      out += literal(params[Number(sql.slice(i + 1, j)) - 1]);
+      i = j;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+const UNESCAPE: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\' };
+
+/** One COPY text field as the value a text-mode query returns (`\N` is NULL). */
+function field(s: string): string | null {
+  if (s === '\\N') return null;
+  if (!s.includes('\\')) return s;
+  return s.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/g, (_, e: string) => {
+    if (e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
+    return UNESCAPE[e] ?? e;
+  });
+}
+
+/** Rows of COPY text (whole lines; the data of one COPY TO) as arrays of text values. */
+export function parseCopyText(chunks: Buffer[]): (string | null)[][] {
+  const text = Buffer.concat(chunks).toString('utf8');
+  const rows: (string | null)[][] = [];
+  let start = 0;
+  for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+    rows.push(text.slice(start, nl).split('\t').map(field));
+    start = nl + 1;
+  }
+  return rows;
+}
+
+/** The last row of COPY text, without parsing the others. */
+export function lastCopyRow(chunks: Buffer[]): (string | null)[] | undefined {
+  const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const end = all.length - 1;
+  if (end < 0) return undefined;
+  const start = all.lastIndexOf(10, end - 1) + 1;
+  return all.subarray(start, end).toString('utf8').split('\t').map(field);
+}
+
+/** Runs `COPY (select) TO STDOUT` and collects its data (one key range: a bounded batch). */
+export async function copyOut(db: Database, select: string, params: readonly unknown[], columns: { name: string; dbType: string }[]): Promise<WireRows> {
+  const { to } = (await import('pg-copy-streams')).default;
+  const chunks: Buffer[] = [];
+  let count = 0;
+  await db.withConnection(async (c) => {
+    const stream = (c as PgConnection).client.query(to(`COPY (${inlineParams(select, params)}) TO STDOUT`));
+    await new Promise<void>((resolve, reject) => {
+      stream.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) count++;
+      });
+      stream.on('end', resolve);
+      stream.on('error', reject);
+    });
+  });
+  return { kind: 'postgres', format: 'text', chunks, columns, count, parse: () => parseCopyText(chunks), last: () => lastCopyRow(chunks) };
+}
