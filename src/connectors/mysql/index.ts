@@ -10,5 +10,6 @@ export function mysqlKind(kind: 'mysql' | 'mariadb'): KindDriver {
     poolFactory: (ep, warn) => mysqlPoolFactory(ep, warn) as unknown as PoolFactory<SqlConnection>,
     classify: classifyMysql,
     loose: false,
+    columnsWriter: async (db, o) => new (await import('./load-data.js')).MysqlColumnsWriter(db, o),
   };
 }
