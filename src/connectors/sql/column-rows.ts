@@ -21,6 +21,8 @@ interface ShapePlan {
   converters: (Converter | undefined)[];
   /** Columns whose mapping the dry run calls LOSSY: their values are counted. */
   lossy: boolean[];
+  /** The target columns of every row of the shape (extra_column last): one array shared by all. */
+  cols: ColumnInfo[];
 }
 
 export interface ColumnRowsOptions {
@@ -91,6 +93,7 @@ export class ColumnRows {
         targets,
         converters: targets.map((t, i) => (t ? b.compile(t, sources[i]) : undefined)),
         lossy: targets.map((t, i) => t !== undefined && sources[i] !== undefined && assess(sources[i]!, { col: t, binder: b }).lossy.length > 0),
+        cols: [...targets.filter((t): t is ColumnInfo => t !== undefined), ...(this.extra ? [this.extra] : [])],
       };
       this.plans.set(shape, p);
     }
@@ -143,13 +146,13 @@ export class ColumnRows {
       cols.push(c);
       values.push(this.convert(conv, f, undefined, [], 0, m, name));
     }
+    if (this.extra) cols.push(this.extra);
     return this.finish(m, cols, values, extra, dropped, 0);
   }
 
   private fromShape(shape: RowShape, row: unknown[], m: Message | undefined): Row {
     const plan = this.planFor(shape);
     const names = shape.columns;
-    const cols: ColumnInfo[] = [];
     const values: unknown[] = [];
     let extra: [string, RawField][] | undefined;
     let dropped: string[] | undefined;
@@ -163,17 +166,16 @@ export class ColumnRows {
         continue;
       }
       const conv = plan.converters[i]!;
-      cols.push(c);
       // A pass-through column needs only the driver's value: its field is never built.
       values.push(conv === PASS_THROUGH ? (native ?? null) : this.convert(conv, undefined, shape, row, i, m, names[i]!.name));
       if (plan.lossy[i] && native !== null) lossy++;
     }
-    return this.finish(m, cols, values, extra, dropped, lossy);
+    return this.finish(m, plan.cols, values, extra, dropped, lossy);
   }
 
+  /** `cols` holds extra_column already when there is one (its value is added here). */
   private finish(m: Message | undefined, cols: ColumnInfo[], values: unknown[], extra: [string, RawField][] | undefined, dropped: string[] | undefined, lossy: number): Row {
     if (this.extra) {
-      cols.push(this.extra);
       values.push(extra ? `{${extra.map(([k, f]) => `${JSON.stringify(k)}:${f.raw}`).join(',')}}` : '{}');
     }
     if (dropped) {

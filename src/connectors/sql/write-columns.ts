@@ -114,12 +114,18 @@ export class ColumnsWriter extends StatementWriter {
 
   private group(rows: Row[]): Group[] {
     const groups = new Map<string, Group>();
+    // Rows of one source shape share their column array: grouped without building a signature.
+    let last: Group | undefined;
     for (const r of rows) {
       if (r.cols.length === 0) continue;
+      if (last && r.cols === last.cols) {
+        last.rows.push(r);
+        continue;
+      }
       const sig = r.cols.map((c) => c.name).join('\u0000');
-      const g = groups.get(sig);
-      if (g) g.rows.push(r);
-      else groups.set(sig, { cols: r.cols, rows: [r] });
+      last = groups.get(sig);
+      if (last) last.rows.push(r);
+      else groups.set(sig, (last = { cols: r.cols, rows: [r] }));
     }
     return [...groups.values()];
   }
