@@ -16,3 +16,17 @@ describe('PostgreSQL COPY text as rows', () => {
     expect(inlineParams(`SELECT * FROM "t$1" WHERE ("k", 'x$1') > ($1, $2)`, ["a'b\\c", null])).toBe(`SELECT * FROM "t$1" WHERE ("k", 'x$1') > (E'a''b\\\\c', NULL)`);
   });
 });
+
+describe('the last COPY row across chunk boundaries', () => {
+  it('is found wherever the chunks split the rows', () => {
+    const text = '1\tfirst\n22\tsecond row\n333\tthé last\\trow\n';
+    const bytes = Buffer.from(text);
+    for (let a = 0; a <= bytes.length; a++)
+      for (let b = a; b <= bytes.length; b += 3) {
+        const chunks = [bytes.subarray(0, a), bytes.subarray(a, b), bytes.subarray(b)];
+        expect(lastCopyRow(chunks), `${a}/${b}`).toEqual(['333', 'thé last\trow']);
+      }
+    expect(lastCopyRow([Buffer.from('9\tonly\n')])).toEqual(['9', 'only']);
+    expect(lastCopyRow([Buffer.alloc(0)])).toBeUndefined();
+  });
+});

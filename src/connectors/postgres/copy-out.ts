@@ -62,13 +62,23 @@ export function parseCopyText(chunks: Buffer[]): (string | null)[][] {
   return rows;
 }
 
-/** The last row of COPY text, without parsing the others. */
+/** The last row of COPY text, without parsing or copying the others. */
 export function lastCopyRow(chunks: Buffer[]): (string | null)[] | undefined {
-  const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-  const end = all.length - 1;
-  if (end < 0) return undefined;
-  const start = all.lastIndexOf(10, end - 1) + 1;
-  return all.subarray(start, end).toString('utf8').split('\t').map(field);
+  const tail: Buffer[] = [];
+  let final = true; // the row's own newline is still to be passed
+  for (let c = chunks.length - 1; c >= 0; c--) {
+    const chunk = chunks[c]!;
+    let end = chunk.length;
+    if (final && end > 0) {
+      end--;
+      final = false;
+    }
+    // Buffer#lastIndexOf counts a negative offset from the end: an empty rest is skipped instead.
+    const nl = end > 0 ? chunk.lastIndexOf(10, end - 1) : -1;
+    tail.unshift(chunk.subarray(nl + 1, end));
+    if (nl >= 0) break;
+  }
+  return final ? undefined : Buffer.concat(tail).toString('utf8').split('\t').map(field);
 }
 
 /** Runs `COPY (select) TO STDOUT` and collects its data (one key range: a bounded batch). */

@@ -49,5 +49,5 @@ export async function copyIn(conn: PgConnection, sql: string, text: string): Pro
 export async function copyChunks(conn: PgConnection, sql: string, chunks: Buffer[]): Promise<void> {
   const { from } = (await import('pg-copy-streams')).default;
   const stream = conn.client.query(from(sql));
-  await pipeline(Readable.from(chunks.length > 64 ? [Buffer.concat(chunks)] : chunks), stream);
+  await pipeline(Readable.from(chunks), stream);
 }
