@@ -100,9 +100,9 @@ export class ColumnRows {
     return p;
   }
 
-  private convert(conv: Converter, f: RawField | undefined, shape: RowShape | undefined, values: unknown[], i: number, m: Message | undefined, name: string): unknown {
+  private convert(conv: Converter, f: RawField, native: unknown, m: Message | undefined, name: string): unknown {
     try {
-      return conv(f ?? shape!.field(values, i), values[i]);
+      return conv(f, native);
     } catch (e) {
       // A row without a message is rejected unnamed: the engine writes its batch again as messages to name it.
       if (e instanceof Reject) throw m ? rejectedError(`message ${m.idHex}: field ${name} ${e.message}`, undefined, m.idHex) : rejectedError(`field ${name} ${e.message}`);
@@ -144,7 +144,7 @@ export class ColumnRows {
       let conv = this.jsonConverters.get(c);
       if (!conv) this.jsonConverters.set(c, (conv = this.binder.compile(c)));
       cols.push(c);
-      values.push(this.convert(conv, f, undefined, [], 0, m, name));
+      values.push(this.convert(conv, f, undefined, m, name));
     }
     if (this.extra) cols.push(this.extra);
     return this.finish(m, cols, values, extra, dropped, 0);
@@ -167,7 +167,7 @@ export class ColumnRows {
       }
       const conv = plan.converters[i]!;
       // A pass-through column needs only the driver's value: its field is never built.
-      values.push(conv === PASS_THROUGH ? (native ?? null) : this.convert(conv, undefined, shape, row, i, m, names[i]!.name));
+      values.push(conv === PASS_THROUGH ? (native ?? null) : this.convert(conv, shape.field(row, i), native, m, names[i]!.name));
       if (plan.lossy[i] && native !== null) lossy++;
     }
     return this.finish(m, plan.cols, values, extra, dropped, lossy);

@@ -2,6 +2,7 @@ import type { PlanItem, SourceBatch } from '../../core/route.js';
 import type { Database } from './database.js';
 import type { Reader } from './reader.js';
 import { rawText, type RowMessages } from './rows.js';
+import type { SqlRowSet } from './row-set.js';
 import type { ColumnInfo, SqlResult } from './types.js';
 
 export interface SnapshotOptions {
@@ -38,8 +39,11 @@ export class SnapshotReader implements Reader {
    * keep the usual batch (larger ones only grow memory, measured: no faster).
    */
   get rowBatchSize(): number | undefined {
-    if (this.o.payloadColumn !== undefined) return undefined;
-    return this.o.db.driver.readWire && !this.hidden ? 16384 : 1024;
+    return this.readsWire ? 16384 : undefined;
+  }
+
+  private get readsWire(): boolean {
+    return this.o.db.driver.readWire !== undefined && !this.hidden && this.o.payloadColumn === undefined;
   }
 
   async poll(max: number): Promise<SourceBatch | null> {
@@ -61,8 +65,7 @@ export class SnapshotReader implements Reader {
     const list = this.o.select ?? '*';
     const select = this.hidden ? `${this.hidden}, ${list}` : list;
     const sql = `SELECT ${select} FROM ${t}${where} ORDER BY ${order}${d.limit(max)}`;
-    const readWire = this.o.db.driver.readWire;
-    if (readWire && !this.hidden && !this.o.payloadColumn) return this.pollWire(readWire, sql, params);
+    if (this.readsWire) return this.pollWire(sql, params);
     const res = await this.o.db.query(sql, params);
     if (res.rows.length === 0) return null;
     const skip = this.hidden ? 1 : 0;
@@ -70,29 +73,36 @@ export class SnapshotReader implements Reader {
     const lastRow = res.rows[res.rows.length - 1]!;
     this.last = idx.map((i) => rawText(lastRow[i]));
     const prefix = `${d.kind}:${this.o.table}:`;
-    const position = `${this.keyCols.map((c) => c.name).join(',')}=${this.last.join(',')}`;
     if (this.o.payloadColumn) {
       const p = res.fields.findIndex((f, i) => i >= skip && f.name === this.o.payloadColumn);
-      return { messages: this.o.rows.payloads(res, idx[0]!, p), position, ack: async () => {} };
+      return { messages: this.o.rows.payloads(res, idx[0]!, p), position: this.position(), ack: async () => {} };
     }
-    // Whole rows travel as arrays; messages are built only for a sink that needs them.
-    const rows = this.o.rows.rowSet(res, skip, (row) => prefix + idx.map((i) => rawText(row[i])).join(','));
+    return this.batchOf(this.o.rows.rowSet(res, skip, (row) => prefix + idx.map((i) => rawText(row[i])).join(',')));
+  }
+
+  /** Whole rows travel as a row set; messages are built only for a sink that reads them. */
+  private batchOf(rows: SqlRowSet): SourceBatch {
     return {
       get messages() {
         return rows.messages();
       },
       rows,
-      position,
+      position: this.position(),
       ack: async () => {},
     };
+  }
+
+  private position(): string {
+    return `${this.keyCols.map((c) => c.name).join(',')}=${this.last!.join(',')}`;
   }
 
   /**
    * A range read in the kind's wire format (PostgreSQL COPY TO): a same-kind sink takes the bytes,
    * others parse them into the same values a query returns. The last row gives the next range's start.
    */
-  private async pollWire(readWire: NonNullable<Database['driver']['readWire']>, sql: string, params: unknown[]): Promise<SourceBatch | null> {
+  private async pollWire(sql: string, params: unknown[]): Promise<SourceBatch | null> {
     const d = this.o.db.dialect;
+    const readWire = this.o.db.driver.readWire!;
     this.wireFields ??= (await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)}${d.limit(0)}`)).fields;
     const fields = this.wireFields;
     const wire = await readWire(this.o.db, sql, params, fields.map((f) => ({ name: f.name, dbType: f.type ?? '' })));
@@ -101,15 +111,7 @@ export class SnapshotReader implements Reader {
     const lastRow = wire.last()!;
     this.last = idx.map((i) => rawText(lastRow[i]));
     const prefix = `${d.kind}:${this.o.table}:`;
-    const rows = this.o.rows.rowSet({ fields, rows: [], affected: 0 }, 0, (row) => prefix + idx.map((i) => rawText(row[i])).join(','), wire);
-    return {
-      get messages() {
-        return rows.messages();
-      },
-      rows,
-      position: `${this.keyCols.map((c) => c.name).join(',')}=${this.last.join(',')}`,
-      ack: async () => {},
-    };
+    return this.batchOf(this.o.rows.rowSet({ fields, rows: [], affected: 0 }, 0, (row) => prefix + idx.map((i) => rawText(row[i])).join(','), wire));
   }
 
   async estimate(): Promise<number | null> {

@@ -80,8 +80,9 @@ export class RowMessages {
     const count = wire ? wire.count : res.rows.length;
     const bytes = wire ? wire.chunks.reduce((n, c) => n + c.length, 0) : estimateBytes(res.rows, skip);
     const arrays = wire ? undefined : skip ? res.rows.map((r) => r.slice(skip)) : res.rows;
-    // Messages see the reader's own columns too (their ids come from the hidden position).
-    return new SqlRowSet(shape, count, bytes, arrays, (rows) => this.rowsAsJson({ ...res, rows: skip && !wire ? res.rows : rows }, wire ? 0 : skip, seedOf), wire);
+    // Messages are made from the rows as read: a hidden position column (skip) gives their ids.
+    const build = wire ? (rows: unknown[][]) => this.rowsAsJson({ ...res, rows }, 0, seedOf) : () => this.rowsAsJson(res, skip, seedOf);
+    return new SqlRowSet(shape, count, bytes, arrays, build, wire);
   }
 
   /** Queue rows: the message is the payload column as stored (bytes, JSON or text). */
