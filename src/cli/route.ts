@@ -156,9 +156,12 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
 /** Messages per batch unless --batch-size says otherwise. */
 export const DEFAULT_BATCH = 1024;
 
-/** A table copied into a table reads the batches its source reads best, unless --batch-size is given. */
+/**
+ * A table appended unchanged into a table reads the large batches its source offers (bytes only,
+ * one transaction each), unless --batch-size is given; rows that are converted keep the usual size.
+ */
 function rowBatchSize(a: RouteArgs, source: Source, sink: Sink): number {
-  return !a.batchSizeGiven && source.rowBatchSize !== undefined && typeof sink.writeRows === 'function' ? source.rowBatchSize : a.batchSize;
+  return !a.batchSizeGiven && source.rowBatchSize !== undefined && sink.largeRowBatches === true ? source.rowBatchSize : a.batchSize;
 }
 
 async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: Endpoint, dst: Endpoint, a: RouteArgs, table: DescribedTable | undefined): Promise<void> {

@@ -156,6 +156,12 @@ export interface Sink {
    */
   writeRows?(rows: RowSet): Promise<boolean>;
   /**
+   * True when the sink writes the source's rows without touching a value (same columns, same
+   * types, appends): a batch then costs its bytes only, and the route reads the source's large
+   * row batches. Otherwise each row becomes values, and batches keep the usual size.
+   */
+  readonly largeRowBatches?: boolean;
+  /**
    * The first message of a rejected batch that the sink refuses, found without keeping anything
    * written (probes are rolled back), with the sink's own error.
    */

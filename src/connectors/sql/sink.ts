@@ -26,6 +26,7 @@ export class SqlSink implements Sink {
   private warn: (s: string) => void = () => {};
   /** Present when the writer takes rows from a SQL table without messages (columns=auto). */
   writeRows: ((rows: RowSet) => Promise<boolean>) | undefined;
+  largeRowBatches = false;
 
   constructor(private readonly ep: Endpoint) {}
 
@@ -94,6 +95,7 @@ export class SqlSink implements Sink {
       };
       this.writer = driver.columnsWriter ? await driver.columnsWriter(this.db, options) : new ColumnsWriter(this.db, options);
       this.takeRows();
+      this.largeRowBatches = this.writer instanceof ColumnsWriter && this.writer.appendsUnchanged(ctx.sourceTable);
     } else {
       // Without tokens, insert_query (with its `?`) binds the whole payload once, as the default does.
       if (insert) this.writer = new TokenWriter(this.db, insert);

@@ -1,8 +1,8 @@
 import type { Message } from '../../core/message.js';
 import type { RowSet } from '../../core/row-set.js';
-import type { DescribedColumn, PlanItem } from '../../core/route.js';
+import type { DescribedColumn, DescribedTable, PlanItem } from '../../core/route.js';
 import { assess } from './assess.js';
-import type { SourceColumn } from './bind.js';
+import { PASS_THROUGH, type SourceColumn } from './bind.js';
 import { ColumnRows, type ColumnRowsOptions, type Row } from './column-rows.js';
 import type { Database } from './database.js';
 import { SqlRowSet } from './row-set.js';
@@ -68,6 +68,19 @@ export class ColumnsWriter extends StatementWriter {
     await this.load(groups);
     this.countLossy(converted);
     return true;
+  }
+
+  /**
+   * Whether rows of `source` are appended without a value being converted: every source column
+   * has a target column whose converter passes the driver's value through, and nothing is extra.
+   */
+  appendsUnchanged(source: DescribedTable | undefined): boolean {
+    if (!source || this.key || this.rows.extra) return false;
+    const b = this.db.dialect.binder;
+    return source.columns.every((c) => {
+      const t = this.rows.columnFor(c.name);
+      return t !== undefined && c.detail !== undefined && b.compile(t, c.detail as SourceColumn) === PASS_THROUGH;
+    });
   }
 
   /** Values written through a lossy mapping are counted once their batch is written. */
