@@ -1,56 +1,26 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { redact } from '../config/redact.js';
 import { EXIT } from '../core/errors.js';
-import { JsonReporter, PlainReporter, type ProgressMode, type Reporter } from '../ui/reporter.js';
 import { completionCommand } from './completion.js';
 import { connectorsCommand } from './connectors.js';
 import { slotsCommand } from './slots.js';
 import { fieldFlags } from './flags.js';
+import { positiveInt } from './args.js';
+import { makeReporter, type CommonOpts } from './reporting.js';
 import { DEFAULT_BATCH, runCommand, type RouteArgs } from './route.js';
+import { failEarly, routeFileCommand, runSeveral } from './several.js';
+import { tableRoutes } from './table-routes.js';
 
 const VERSION = '0.1.0';
 
-function positiveInt(name: string) {
-  return (v: string): number => {
-    if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
-    return Number(v);
-  };
+function list(v: string, prev: string[] = []): string[] {
+  return [...prev, ...v.split(',').map((x) => x.trim()).filter(Boolean)];
 }
 
 function keyValue(v: string, prev: [string, string][] = []): [string, string][] {
   const eq = v.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError(`expected key=value, got "${v}"`);
   return [...prev, [v.slice(0, eq), v.slice(eq + 1)]];
-}
-
-interface CommonOpts {
-  batchSize?: number;
-  limit?: number;
-  dryRun?: boolean;
-  progress: ProgressMode;
-  quiet?: boolean;
-  srcOpt?: [string, string][];
-  dstOpt?: [string, string][];
-  maxRetries: number;
-  readAhead: number;
-  exitWhenDrained?: boolean;
-  progressInterval: number;
-  [flag: string]: unknown;
-}
-
-/** A CI runner that hands us a pseudo-terminal still keeps a log: redrawn frames would fill it. */
-function inCi(): boolean {
-  return ['CI', 'CONTINUOUS_INTEGRATION'].some((k) => (process.env[k] ?? '') !== '' && process.env[k] !== '0' && process.env[k] !== 'false');
-}
-
-/** decisions §10: auto = the live view on a terminal, plain lines otherwise; -q only errors. */
-async function makeReporter(o: CommonOpts): Promise<Reporter> {
-  const quiet = o.quiet === true;
-  const mode = o.progress === 'auto' ? (process.stderr.isTTY && !inCi() ? 'tty' : 'plain') : o.progress;
-  if (mode === 'json') return new JsonReporter({ quiet, intervalMs: o.progressInterval });
-  if (mode === 'tty' && !quiet) return new (await import('../ui/lazy-ink.js')).LazyInkReporter(quiet);
-  if (mode === 'bar') return new (await import('../ui/bar-reporter.js')).BarReporter(quiet);
-  return new PlainReporter({ quiet, progress: mode !== 'none', intervalMs: o.progressInterval });
 }
 
 /** Collects field flags (`--cursor-column id`) into the override lists of their side. */
@@ -80,6 +50,10 @@ function addRouteOptions(cmd: Command, mode: 'copy' | 'tail' | 'serve'): Command
     .option('--read-ahead <n>', 'batches read ahead of the sink', positiveInt('--read-ahead'), mode === 'serve' ? 1 : 2)
     .option('--dead-letter <url>', 'endpoint for messages the sink rejects (constraint, type); the rest goes on');
   if (mode === 'tail') cmd.option('--exit-when-drained', 'stop with exit 0 once a poll finds nothing new (for cron)');
+  if (mode !== 'serve')
+    cmd
+      .option('--exclude <tables>', 'with table=* / table=a,b / table=schema.* on the source: tables to leave out (comma list, * patterns; repeatable)', list)
+      .option('--parallel <n>', 'with several source tables: tables copied at a time (default 1)', positiveInt('--parallel'), 1);
   for (const f of fieldFlags()) {
     const side = f.role === 'consumer' ? 'source' : 'sink';
     const first = f.description.split(/(?<=\.)\s/)[0];
@@ -109,6 +83,8 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
     ...(reply !== undefined ? { reply } : {}),
     ...(typeof o.deadLetter === 'string' ? { deadLetter: o.deadLetter } : {}),
   };
+  const many = await tableRoutes(args, o.exclude ?? [], (t) => process.stderr.write(redact(`bridge: warning: ${t}`) + '\n')).catch(failEarly);
+  if (many) return runSeveral(mode, many, o, 'tables', stop.signal, setOnStop);
   const reporter = await makeReporter(o);
   if (stop.signal.aborted) reporter.info(`${lastSignal}: stopping`);
   onStop = (sig) => reporter.info(`${sig}: stopping after the batch in flight (again to quit at once)`);
@@ -121,6 +97,9 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
 const stop = new AbortController();
 let lastSignal = '';
 let onStop: ((sig: string) => void) | undefined;
+const setOnStop = (f: (sig: string) => void): void => {
+  onStop = f;
+};
 let signalCount = 0;
 function installSignals(signals: SignalSource | undefined): void {
   const handle = (sig: string): void => {
@@ -205,6 +184,7 @@ export async function main(argv: string[], signals?: SignalSource): Promise<void
     if (await forkWorkers(url, o)) return;
     await run('serve', url, dst, reply, o);
   });
+  routeFileCommand(program, (routes, o) => runSeveral('run', routes, o, 'routes', stop.signal, setOnStop));
   connectorsCommand(program);
   slotsCommand(program);
   completionCommand(program);

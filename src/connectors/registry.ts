@@ -40,3 +40,15 @@ export async function createSink(ep: Endpoint): Promise<Sink> {
       throw configError(`the ${ep.kind} connector cannot be a sink`);
   }
 }
+
+/** `table=a,b` / `table=*` / `table=schema.*` on a database source: the tables it names (see sql/table-list.ts). */
+export async function listSourceTables(ep: Endpoint, exclude: string[], warn: (s: string) => void): Promise<string[]> {
+  if (ep.spec.name !== 'database') throw configError(`a list of tables needs a database source; the ${ep.kind} source has no tables`);
+  return (await import('./sql/table-list.js')).expandTables(ep, exclude, warn);
+}
+
+/** Whether an endpoint's table field names several tables (`a,b`, `*`, `schema.*`). */
+export function namesSeveralTables(ep: Endpoint): boolean {
+  const t = ep.fields.table;
+  return ep.spec.name === 'database' && typeof t === 'string' && /[*,]/.test(t);
+}

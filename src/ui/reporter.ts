@@ -37,8 +37,13 @@ export class PlainReporter implements Reporter {
   private lastAt = Date.now();
 
   constructor(
-    private readonly opts: { quiet: boolean; progress: boolean; intervalMs: number },
+    private readonly opts: { quiet: boolean; progress: boolean; intervalMs: number; label?: string },
   ) {}
+
+  /** ` [orders]` when this is one route of several (a table list, a route file). */
+  private get tag(): string {
+    return this.opts.label === undefined ? '' : ` [${this.opts.label}]`;
+  }
 
   start(hub: StatsHub): void {
     hub.on('warning', (t) => this.warn(t));
@@ -65,32 +70,32 @@ export class PlainReporter implements Reporter {
     if (s.sourcePool) parts.push(`source pool ${pool(s.sourcePool)}`);
     if (s.sinkPool) parts.push(`sink pool ${pool(s.sinkPool)}`);
     if (s.state !== 'running') parts.push(s.state);
-    write(`bridge ${s.command}: ${parts.join(', ')}`);
+    write(`bridge ${s.command}${this.tag}: ${parts.join(', ')}`);
   }
 
   warn(text: string): void {
-    if (!this.opts.quiet) write(`bridge: warning: ${text}`);
+    if (!this.opts.quiet) write(`bridge${this.tag}: warning: ${text}`);
   }
 
   info(text: string): void {
-    if (!this.opts.quiet) write(`bridge: ${text}`);
+    if (!this.opts.quiet) write(`bridge${this.tag}: ${text}`);
   }
 
   finish(s: StatsSnapshot, summary: Summary): void {
     if (this.timer) clearInterval(this.timer);
     if (summary.error) {
       const hint = summary.error.hint ? ` (${summary.error.hint})` : '';
-      write(`bridge: error: ${summary.error.message}${hint}`);
+      write(`bridge${this.tag}: error: ${summary.error.message}${hint}`);
     }
     if (this.opts.quiet) return;
     const ms = elapsedMs(s);
-    if (summary.dryRun && summary.ok) return write(`bridge ${s.command}: dry run: connected and planned; nothing was written`);
+    if (summary.dryRun && summary.ok) return write(`bridge ${s.command}${this.tag}: dry run: connected and planned; nothing was written`);
     const verb = summary.ok ? (summary.stopped ? 'stopped' : 'done') : 'failed';
     const moved = `${num(s.rowsWritten)} rows in ${duration(ms)} (${num(rate(s))} rows/s, ${bytes(s.bytesWritten)})`;
     const extra = [s.retries ? `${s.retries} retries` : '', s.dropped ? `${num(s.dropped)} fields dropped` : '', s.lossy ? `${num(s.lossy)} values converted lossily` : '', s.deadLettered ? `${num(s.deadLettered)} dead-lettered` : '']
       .filter(Boolean)
       .join(', ');
-    write(`bridge ${s.command}: ${verb}: ${moved}${extra ? `, ${extra}` : ''}${s.position ? `; last position ${s.position}` : ''}${checkpointText(s)}`);
+    write(`bridge ${s.command}${this.tag}: ${verb}: ${moved}${extra ? `, ${extra}` : ''}${s.position ? `; last position ${s.position}` : ''}${checkpointText(s)}`);
   }
 }
 
@@ -98,10 +103,10 @@ export class PlainReporter implements Reporter {
 export class JsonReporter implements Reporter {
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly opts: { quiet: boolean; intervalMs: number }) {}
+  constructor(private readonly opts: { quiet: boolean; intervalMs: number; label?: string }) {}
 
   private emit(obj: Record<string, unknown>): void {
-    write(JSON.stringify({ ts: new Date().toISOString(), ...obj }));
+    write(JSON.stringify({ ts: new Date().toISOString(), ...(this.opts.label === undefined ? {} : { route: this.opts.label }), ...obj }));
   }
 
   private stats(s: StatsSnapshot): Record<string, unknown> {

@@ -173,6 +173,11 @@ export class MysqlDialect extends Dialect {
     }
   }
 
+  async listTables(conn: SqlConnection, schema: string | undefined): Promise<string[]> {
+    const r = await conn.query(`SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME`, [schema ?? null]);
+    return r.rows.map((x) => String(x[0]));
+  }
+
   /** information_schema.TABLES.TABLE_ROWS (InnoDB's estimate). */
   override async estimateRows(conn: SqlConnection, table: string): Promise<number> {
     const r = await conn.query('SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?', [this.schemaOf(table) ?? null, this.baseName(table)]);

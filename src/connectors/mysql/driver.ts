@@ -24,7 +24,7 @@ const FORCED = {
 } as const;
 
 /** mysql2 column type codes → logical type (binary charset 63 marks bytes). */
-function fieldType(f: { columnType?: number; characterSet?: number; columnLength?: number }): LogicalType | undefined {
+export function fieldType(f: { columnType?: number; characterSet?: number; columnLength?: number }): LogicalType | undefined {
   const t = f.columnType;
   switch (t) {
     case 1:

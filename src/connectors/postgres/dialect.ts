@@ -95,6 +95,16 @@ export class PostgresDialect extends Dialect {
     return col.castType ? `${placeholder}::${col.castType}` : placeholder;
   }
 
+  async listTables(conn: SqlConnection, schema: string | undefined): Promise<string[]> {
+    // A partitioned table is read through its parent (relkind p); its partitions are not listed again.
+    const r = await conn.query(
+      `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = COALESCE($1, current_schema()) ORDER BY c.relname`,
+      [schema ?? null],
+    );
+    return r.rows.map((x) => String(x[0]));
+  }
+
   /** pg_class.reltuples (statistics); a table never analysed is counted. */
   override async estimateRows(conn: SqlConnection, table: string): Promise<number> {
     const r = await conn.query(`SELECT reltuples::bigint::text FROM pg_class WHERE oid = to_regclass($1)`, [this.table(table)]);

@@ -118,7 +118,7 @@ export class Database {
 }
 
 interface SharedEntry {
-  db: Database;
+  ready: Promise<Database>;
   refs: number;
 }
 const shared = new Map<string, SharedEntry>();
@@ -130,16 +130,42 @@ function poolKey(ep: Endpoint): string {
 
 /**
  * Opens (or, with shared=true, reuses) the pool of an endpoint and checks that it connects.
- * Connection failures here are the run's "cannot connect" (exit 3).
+ * Connection failures here are the run's "cannot connect" (exit 3). Routes that open the same
+ * pool at the same moment (several tables, a route file) wait for the one being connected.
  */
 export async function openDatabase(ep: Endpoint, driver: KindDriver, warn: (s: string) => void): Promise<{ db: Database; release(): Promise<void> }> {
-  const key = poolKey(ep);
-  const isShared = ep.fields.shared !== false;
-  const existing = isShared ? shared.get(key) : undefined;
-  if (existing) {
-    existing.refs++;
-    return { db: existing.db, release: () => releaseShared(key) };
+  if (ep.fields.shared === false) {
+    const db = await connect(ep, driver, warn);
+    return { db, release: () => db.pool.close() };
   }
+  const key = poolKey(ep);
+  let entry = shared.get(key);
+  if (!entry) {
+    const fresh: SharedEntry = { ready: connect(ep, driver, warn), refs: 0 };
+    fresh.ready.catch(() => shared.get(key) === fresh && shared.delete(key));
+    shared.set(key, (entry = fresh));
+  }
+  const e = entry;
+  e.refs++;
+  let db: Database;
+  try {
+    db = await e.ready;
+  } catch (err) {
+    e.refs--;
+    throw err;
+  }
+  let released = false;
+  const release = async (): Promise<void> => {
+    if (released) return;
+    released = true;
+    if (--e.refs > 0) return;
+    if (shared.get(key) === e) shared.delete(key);
+    await db.pool.close();
+  };
+  return { db, release };
+}
+
+async function connect(ep: Endpoint, driver: KindDriver, warn: (s: string) => void): Promise<Database> {
   const f = ep.fields;
   const memory = ep.file === ':memory:';
   const pool = new Pool(driver.poolFactory(ep, warn), {
@@ -157,16 +183,5 @@ export async function openDatabase(ep: Endpoint, driver: KindDriver, warn: (s: s
     await pool.close();
     throw e instanceof BridgeError ? e : driver.classify(e, true);
   }
-  const db = new Database(driver, pool);
-  if (!isShared) return { db, release: () => pool.close() };
-  shared.set(key, { db, refs: 1 });
-  return { db, release: () => releaseShared(key) };
-}
-
-async function releaseShared(key: string): Promise<void> {
-  const e = shared.get(key);
-  if (!e) return;
-  if (--e.refs > 0) return;
-  shared.delete(key);
-  await e.db.pool.close();
+  return new Database(driver, pool);
 }

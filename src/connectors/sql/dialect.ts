@@ -133,6 +133,13 @@ export abstract class Dialect {
     return placeholder;
   }
 
+  /**
+   * Base tables of `schema` (the connection's default schema when undefined), by name: what
+   * `table=*` copies. Views, partitions of a partitioned table and bridge's own checkpoint tables
+   * are not among them.
+   */
+  abstract listTables(conn: SqlConnection, schema: string | undefined): Promise<string[]>;
+
   /** Rows in a table, cheaply where the kind keeps statistics (exact count otherwise). */
   async estimateRows(conn: SqlConnection, table: string): Promise<number> {
     const r = await conn.query(`SELECT COUNT(*) FROM ${this.table(table)}`);

@@ -118,7 +118,7 @@ export class SqlSource implements Source {
       throw configError(
         `tail needs something to follow: ${this.table} would be read once. Give --cursor-column <column> (or ?cursor_column=), or delete_after_read=true to drain it as a queue`,
       );
-    if (pk.length === 0 && !this.db.dialect.rowPosition)
+    if (pk.length === 0 && !this.db.dialect.rowPosition && !this.db.driver.keylessReader)
       throw configError(`${this.table} has no primary key to page by: give --cursor-column <column> (any ascending column)`);
     if (queue) return new SnapshotReader({ db: this.db, table: this.table, key: [this.column('id', 'id')], rows, payloadColumn: 'payload' });
     if (pk.length === 0 && this.db.driver.keylessReader) return this.db.driver.keylessReader(this.db, this.table, rows);

@@ -48,6 +48,12 @@ export class SqliteDialect extends Dialect {
     return `strftime('%Y-%m-%d %H:%M:%f','now','+${Math.trunc(seconds)} seconds')`;
   }
 
+  async listTables(conn: SqlConnection, schema: string | undefined): Promise<string[]> {
+    const prefix = schema ? `${this.quote(schema)}.` : '';
+    const r = await conn.query(`SELECT name FROM ${prefix}sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`);
+    return r.rows.map((x) => String(x[0]));
+  }
+
   async introspect(conn: SqlConnection, table: string): Promise<TableInfo> {
     const schema = this.schemaOf(table);
     const prefix = schema ? `${this.quote(schema)}.` : '';

@@ -9,6 +9,9 @@ import { sqliteType } from './types.js';
 type Db = import('better-sqlite3').Database;
 type Statement = import('better-sqlite3').Statement;
 
+/** How long a statement waits for another connection's lock before SQLITE_BUSY is reported. */
+const BUSY_WAIT_MS = 5000;
+
 const bindable = (v: unknown): unknown => (typeof v === 'boolean' ? (v ? 1 : 0) : v === undefined ? null : v);
 
 /** better-sqlite3 behind the async interface; statements are prepared once per connection. */
@@ -27,7 +30,28 @@ export class SqliteConnection implements SqlConnection {
     return s;
   }
 
+  /**
+   * A locked database is waited for here, asynchronously: better-sqlite3's own busy timeout waits
+   * by blocking the thread, and when the lock is held by another connection of this process (two
+   * routes writing one file) that holder can then never commit. Inside a transaction the wait is
+   * not repeated (the statement's transaction is what must be retried): SQLITE_BUSY is transient.
+   */
   async query(sql: string, params: readonly unknown[] = []): Promise<SqlResult> {
+    const inTransaction = this.db.inTransaction;
+    for (let waited = 0; ; ) {
+      try {
+        return this.run(sql, params);
+      } catch (e) {
+        const busy = String((e as { code?: string })?.code ?? '').startsWith('SQLITE_BUSY');
+        if (!busy || inTransaction || waited >= BUSY_WAIT_MS) throw e;
+        const ms = Math.min(50, 1 + waited / 8);
+        await new Promise((r) => setTimeout(r, ms));
+        waited += ms;
+      }
+    }
+  }
+
+  private run(sql: string, params: readonly unknown[]): SqlResult {
     const stmt = this.prepare(sql);
     const args = params.map(bindable);
     if (stmt.reader) {
@@ -67,7 +91,7 @@ export function sqlitePoolFactory(ep: Endpoint): PoolFactory<SqliteConnection> {
       if (isNew && ep.role === 'consumer') throw new BridgeError('connect', `cannot open SQLite database ${file}: no such file`);
       let db: Db;
       try {
-        db = new Database(file, { timeout: 5000 });
+        db = new Database(file, { timeout: 0 });
       } catch (e) {
         throw classifySqlite(e, true);
       }

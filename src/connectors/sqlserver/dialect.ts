@@ -178,6 +178,11 @@ export class SqlServerDialect extends Dialect {
     return `EXEC sp_getapplock @Resource = N'bridge:${name}', @LockMode = 'Exclusive', @LockOwner = 'Transaction'`;
   }
 
+  async listTables(conn: SqlConnection, schema: string | undefined): Promise<string[]> {
+    const r = await conn.query(`SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA = COALESCE(@p1, SCHEMA_NAME()) ORDER BY TABLE_NAME`, [schema ?? null]);
+    return r.rows.map((x) => String(x[0]));
+  }
+
   override async estimateRows(conn: SqlConnection, table: string): Promise<number> {
     const r = await conn.query(`SELECT SUM(p.rows) FROM sys.partitions p WHERE p.object_id = OBJECT_ID(@p1) AND p.index_id IN (0, 1)`, [this.objectName(table)]);
     const n = r.rows[0]?.[0];

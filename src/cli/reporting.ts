@@ -1,0 +1,41 @@
+import type { ProgressMode, Reporter } from '../ui/reporter.js';
+import { JsonReporter, PlainReporter } from '../ui/reporter.js';
+
+/** Options every route command shares (commander's parsed flags). */
+export interface CommonOpts {
+  batchSize?: number;
+  limit?: number;
+  dryRun?: boolean;
+  progress: ProgressMode;
+  quiet?: boolean;
+  srcOpt?: [string, string][];
+  dstOpt?: [string, string][];
+  maxRetries: number;
+  readAhead: number;
+  exitWhenDrained?: boolean;
+  progressInterval: number;
+  exclude?: string[];
+  parallel?: number;
+  [flag: string]: unknown;
+}
+
+/** A CI runner that hands us a pseudo-terminal still keeps a log: redrawn frames would fill it. */
+function inCi(): boolean {
+  return ['CI', 'CONTINUOUS_INTEGRATION'].some((k) => (process.env[k] ?? '') !== '' && process.env[k] !== '0' && process.env[k] !== 'false');
+}
+
+/** decisions §10: auto = the live view on a terminal, plain lines otherwise; -q only errors. */
+export async function makeReporter(o: CommonOpts, label?: string): Promise<Reporter> {
+  const quiet = o.quiet === true;
+  const mode = o.progress === 'auto' ? (process.stderr.isTTY && !inCi() ? 'tty' : 'plain') : o.progress;
+  if (label !== undefined) {
+    // One route of several: labelled lines (the live view shows one route).
+    if (mode === 'json') return new JsonReporter({ quiet, intervalMs: o.progressInterval, label });
+    return new PlainReporter({ quiet, progress: mode !== 'none', intervalMs: o.progressInterval, label });
+  }
+  if (mode === 'json') return new JsonReporter({ quiet, intervalMs: o.progressInterval });
+  if (mode === 'tty' && !quiet) return new (await import('../ui/lazy-ink.js')).LazyInkReporter(quiet);
+  if (mode === 'bar') return new (await import('../ui/bar-reporter.js')).BarReporter(quiet);
+  return new PlainReporter({ quiet, progress: mode !== 'none', intervalMs: o.progressInterval });
+}
+

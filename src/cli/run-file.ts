@@ -1,0 +1,63 @@
+import { resolveEndpoint } from '../config/endpoint.js';
+import { specForScheme } from '../connectors/registry.js';
+import { BridgeError, configError } from '../core/errors.js';
+import { readRouteFile, type FileRoute } from './route-file.js';
+import { tableRoutes, type NamedRoute } from './table-routes.js';
+
+/** A config error of one route, prefixed with where the file says what went wrong. */
+function located(e: unknown, where: string): unknown {
+  return e instanceof BridgeError && e.kind === 'config' ? configError(`${where}: ${e.message}`, e.hint) : e;
+}
+
+/** The field an endpoint error names first (`batch_sise is not a field …`), to point at its line. */
+const fieldOf = (e: unknown): string | undefined => (e instanceof Error ? /^([a-z_]+) /.exec(e.message)?.[1] : undefined);
+
+/** Each endpoint of a route resolved on its own, so an error points at the one that is wrong. */
+function check(route: NamedRoute, file: FileRoute): void {
+  const a = route.args;
+  const parts: [Parameters<FileRoute['where']>[0], string | undefined, 'consumer' | 'publisher', [string, string][]][] = [
+    ['source', a.src, 'consumer', a.srcOpts],
+    ['sink', a.dst, 'publisher', a.dstOpts],
+    ['reply', a.reply, 'publisher', []],
+    ['dead_letter', a.deadLetter, 'publisher', []],
+  ];
+  for (const [part, text, role, opts] of parts) {
+    if (text === undefined) continue;
+    try {
+      const ep = resolveEndpoint(text, role, specForScheme, opts);
+      if (part === 'source' && ep.fields.workers) throw configError('workers= forks listener processes, which a route file does not do: run it with bridge serve, or leave workers out');
+    } catch (e) {
+      throw located(e, file.where(part, fieldOf(e)));
+    }
+  }
+}
+
+/**
+ * The routes of a route file, each table of a table list as its own route (`<route>.<table>`),
+ * every endpoint resolved before any route starts: a mistake in the last route stops the run
+ * before the first one writes.
+ */
+export async function routesOfFile(file: string, o: { dryRun: boolean; envFile?: string }, warn: (s: string) => void): Promise<NamedRoute[]> {
+  if (o.envFile !== undefined) {
+    try {
+      // Variables already set in the environment win over the file's (as node --env-file does).
+      process.loadEnvFile(o.envFile);
+    } catch (e) {
+      throw configError(`--env-file ${o.envFile}: ${(e as Error).message}`);
+    }
+  }
+  const out: NamedRoute[] = [];
+  for (const fr of readRouteFile(file, o, warn)) {
+    let tables: NamedRoute[] | undefined;
+    try {
+      tables = await tableRoutes(fr.args, fr.exclude, warn);
+    } catch (e) {
+      throw located(e, fr.where(fieldOf(e) === 'exclude' ? 'route' : 'source'));
+    }
+    for (const r of tables ?? [{ name: fr.name, args: fr.args }]) {
+      check(r, fr);
+      out.push(tables ? { name: `${fr.name}.${r.name}`, args: r.args } : r);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,67 @@
+import { redact } from '../config/redact.js';
+import { EXIT } from '../core/errors.js';
+import type { StatsSnapshot } from '../stats/hub.js';
+import { bytes, duration, num } from '../ui/format.js';
+import type { Reporter, Summary } from '../ui/reporter.js';
+import { runCommand } from './route.js';
+import type { NamedRoute } from './table-routes.js';
+
+export interface RouteOutcome {
+  name: string;
+  /** undefined: not started (the run was stopped first). */
+  code: number | undefined;
+  snapshot?: StatsSnapshot;
+  summary?: Summary;
+}
+
+/** Exit codes from worst to mildest: a bug, an endpoint unreachable, rejected values, a configuration mistake. */
+const SEVERITY: number[] = [EXIT.fatal, EXIT.connect, EXIT.rejected, EXIT.config];
+
+/** The exit code of a run of several routes: the worst of theirs (README "Exit codes"). */
+export function worstExit(codes: number[]): number {
+  for (const c of SEVERITY) if (codes.includes(c)) return c;
+  return codes.find((c) => c !== 0) ?? 0;
+}
+
+/**
+ * Runs routes, `parallel` at a time (each with its own stats, reporter, checkpoint and exit code),
+ * in the order given. A failed route does not stop the others; once `stop` fires, the routes
+ * running finish their batch in flight and the ones not started stay so.
+ */
+export async function runMany(routes: NamedRoute[], parallel: number, reporterFor: (name: string) => Reporter | Promise<Reporter>, stop: AbortSignal): Promise<RouteOutcome[]> {
+  const outcomes: RouteOutcome[] = routes.map((r) => ({ name: r.name, code: undefined }));
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < routes.length && !stop.aborted) {
+      const i = next++;
+      const inner = await reporterFor(routes[i]!.name);
+      const capture: Reporter = {
+        start: (hub) => inner.start(hub),
+        warn: (t) => inner.warn(t),
+        info: (t) => inner.info(t),
+        finish: (snapshot, summary) => {
+          Object.assign(outcomes[i]!, { snapshot, summary });
+          inner.finish(snapshot, summary);
+          capture.closing = inner.closing;
+        },
+      };
+      outcomes[i]!.code = await runCommand(routes[i]!.args, capture, stop);
+      await capture.closing;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, routes.length)) }, worker));
+  return outcomes;
+}
+
+/** The line after the routes' own summaries: how many finished, failed or never started, and the rows. */
+export function totalLine(command: string, what: string, outcomes: RouteOutcome[], elapsedMs: number): string {
+  const done = outcomes.filter((o) => o.code === 0 && o.summary?.ok);
+  const failed = outcomes.filter((o) => o.code !== undefined && o.code !== 0);
+  const waiting = outcomes.filter((o) => o.code === undefined);
+  const rows = outcomes.reduce((n, o) => n + (o.snapshot?.rowsWritten ?? 0), 0);
+  const moved = outcomes.reduce((n, o) => n + (o.snapshot?.bytesWritten ?? 0), 0);
+  const parts = [`${done.length} done`];
+  if (failed.length) parts.push(`${failed.length} failed (${failed.map((o) => `${o.name}: exit ${o.code}`).join(', ')})`);
+  if (waiting.length) parts.push(`${waiting.length} not started (stopped first: ${waiting.map((o) => o.name).join(', ')})`);
+  return redact(`bridge ${command}: ${outcomes.length} ${what}: ${parts.join(', ')}; ${num(rows)} rows, ${bytes(moved)} in ${duration(elapsedMs)}`);
+}

@@ -1,0 +1,45 @@
+import { Option, type Command } from 'commander';
+import { redact } from '../config/redact.js';
+import { positiveInt } from './args.js';
+import { makeReporter, type CommonOpts } from './reporting.js';
+import { describeFailure } from './route.js';
+import { routesOfFile } from './run-file.js';
+import { runMany, totalLine, worstExit } from './run-many.js';
+import type { NamedRoute } from './table-routes.js';
+
+/** A mistake found before any route starts: one line, its exit code. */
+export function failEarly(e: unknown): never {
+  const f = describeFailure(e);
+  process.stderr.write(redact(`bridge: error: ${f.message}${f.hint ? ` (${f.hint})` : ''}`) + '\n');
+  process.exit(f.exitCode);
+}
+
+/** Several routes in one process (a table list, a route file): labelled lines, a total, the worst exit code. */
+export async function runSeveral(command: string, routes: NamedRoute[], o: CommonOpts, what: string, stop: AbortSignal, onStop: (f: (sig: string) => void) => void): Promise<void> {
+  const started = Date.now();
+  onStop((sig) => process.stderr.write(`bridge: ${sig}: stopping after the batches in flight (again to quit at once)\n`));
+  const outcomes = await runMany(routes, o.parallel ?? 1, (name) => makeReporter(o, name), stop);
+  if (o.quiet !== true && o.progress !== 'json') process.stderr.write(totalLine(command, what, outcomes, Date.now() - started) + '\n');
+  process.exit(worstExit(outcomes.map((x) => x.code ?? 0)));
+}
+
+/** `bridge run <file>`: the routes of a route file, all at once unless --parallel says otherwise. */
+export function routeFileCommand(program: Command, run: (routes: NamedRoute[], o: CommonOpts) => Promise<void>): void {
+  program
+    .command('run')
+    .description('run the routes of a route file (YAML): copies, tails and listeners in one process')
+    .argument('<file>', 'route file (README "Route files")')
+    .option('--dry-run', 'connect, validate and print every route\'s plan; write nothing')
+    .option('--env-file <path>', 'load environment variables from a .env file first (variables already set win)')
+    .option('--parallel <n>', 'routes running at a time (default: all of them)', positiveInt('--parallel'))
+    .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'plain', 'json', 'none']).default('auto'))
+    .option('--progress-interval <ms>', 'milliseconds between progress lines', positiveInt('--progress-interval'), 5000)
+    .option('-q, --quiet', 'print nothing but errors')
+    .action(async (file: string, o: CommonOpts & { envFile?: string }) => {
+      const warn = (t: string): void => {
+        if (o.quiet !== true) process.stderr.write(redact(`bridge: warning: ${t}`) + '\n');
+      };
+      const routes = await routesOfFile(file, { dryRun: o.dryRun === true, ...(o.envFile !== undefined ? { envFile: o.envFile } : {}) }, warn).catch(failEarly);
+      await run(routes, { ...o, parallel: o.parallel ?? routes.length });
+    });
+}

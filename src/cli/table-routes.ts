@@ -1,0 +1,49 @@
+import { resolveEndpoint } from '../config/endpoint.js';
+import { listSourceTables, namesSeveralTables, specForScheme } from '../connectors/registry.js';
+import { configError } from '../core/errors.js';
+import type { RouteArgs } from './route.js';
+
+/** One route of a run of several: its name (a table, or a route file's entry) and its arguments. */
+export interface NamedRoute {
+  name: string;
+  args: RouteArgs;
+}
+
+/** `schema.*` on the sink puts every table into that schema; `*` or no table keeps the base names. */
+function sinkSchema(table: unknown): string | undefined {
+  if (table === undefined || table === '*') return undefined;
+  const m = typeof table === 'string' ? /^([^.,*]+)\.\*$/.exec(table) : null;
+  if (!m) throw configError(`the sink's table must be left out (or be * or schema.*) when the source names several tables: each is copied into the sink table of the same name`);
+  return m[1];
+}
+
+/**
+ * A source whose table field names several tables becomes one route per table, each into the sink
+ * table of the same name and, when the source has cursor_id, under `<cursor_id>.<table>` (its own
+ * checkpoint). Returns undefined for a route that names one table.
+ */
+export async function tableRoutes(a: RouteArgs, exclude: string[], warn: (s: string) => void): Promise<NamedRoute[] | undefined> {
+  const src = resolveEndpoint(a.src, 'consumer', specForScheme, a.srcOpts);
+  if (!namesSeveralTables(src)) {
+    if (exclude.length) throw configError('--exclude needs a list of tables in the source (table=*, table=a,b or table=schema.*)');
+    return undefined;
+  }
+  if (a.command === 'serve') throw configError('serve has no source table to list');
+  const dst = resolveEndpoint(a.dst, 'publisher', specForScheme, a.dstOpts);
+  const schema = dst.spec.name === 'database' ? sinkSchema(dst.fields.table) : undefined;
+  const tables = await listSourceTables(src, exclude, warn);
+  const cursorId = src.given.has('cursor_id') ? String(src.fields.cursor_id) : undefined;
+  const targets = new Map<string, string>();
+  return tables.map((t) => {
+    const base = t.slice(t.indexOf('.') + 1);
+    const target = schema ? `${schema}.${base}` : base;
+    const other = targets.get(target);
+    if (other) throw configError(`source tables ${other} and ${t} would both be copied into the sink table ${target}: --exclude one of them, or copy each schema in its own run`);
+    targets.set(target, t);
+    const srcOpts: [string, string][] = [...a.srcOpts, ['table', t]];
+    if (cursorId !== undefined) srcOpts.push(['cursor_id', `${cursorId}.${base}`]);
+    // An ndjson or HTTP sink takes every table's rows as they are (no table field to set).
+    const dstOpts: [string, string][] = dst.spec.name === 'database' ? [...a.dstOpts, ['table', target]] : a.dstOpts;
+    return { name: t, args: { ...a, srcOpts, dstOpts } };
+  });
+}
