@@ -52,7 +52,7 @@ export async function routesOfFile(file: string, o: { dryRun: boolean; envFile?:
     try {
       tables = await tableRoutes(fr.args, fr.exclude, warn);
     } catch (e) {
-      throw located(e, fr.where(fieldOf(e) === 'exclude' ? 'route' : 'source'));
+      throw located(e, fieldOf(e) === 'exclude' ? fr.where('route') : fr.where('source', fieldOf(e)));
     }
     for (const r of tables ?? [{ name: fr.name, args: fr.args }]) {
       check(r, fr);
