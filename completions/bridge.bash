@@ -41,15 +41,16 @@ _bridge() {
   (( n >= 2 )) && prev="${ws[n-2]}"
   local cands="" flags=""
   case "$cmd" in
-    copy) flags="--batch-size --limit --dry-run --progress --progress-interval --quiet --src-opt --dst-opt --max-retries --read-ahead --dead-letter --auto-create-table --batch-concurrency --bulk-copy --checkpoint-store --columns --compression --concurrency-limit --create-publication --cursor-column --cursor-id --cursor-lag-ms --delete-after-read --extra-column --fire-and-forget --inline-response-fast-path --insert-query --internal-buffer-size --key --lookup-query --max-body-bytes --max-polling-interval-ms --message-id-header --path --polling-interval-ms --pool-idle-timeout-ms --publication --receive-streamable --select-query --server-protocol --slot-name --source-metadata --spool-dir --spool-max-bytes --stream-response-to --tcp-keepalive-ms --temporary-slot --timestamps --workers" ;;
-    tail) flags="--batch-size --limit --dry-run --progress --progress-interval --quiet --src-opt --dst-opt --max-retries --read-ahead --dead-letter --exit-when-drained --auto-create-table --batch-concurrency --bulk-copy --checkpoint-store --columns --compression --concurrency-limit --create-publication --cursor-column --cursor-id --cursor-lag-ms --delete-after-read --extra-column --fire-and-forget --inline-response-fast-path --insert-query --internal-buffer-size --key --lookup-query --max-body-bytes --max-polling-interval-ms --message-id-header --path --polling-interval-ms --pool-idle-timeout-ms --publication --receive-streamable --select-query --server-protocol --slot-name --source-metadata --spool-dir --spool-max-bytes --stream-response-to --tcp-keepalive-ms --temporary-slot --timestamps --workers" ;;
+    copy) flags="--batch-size --limit --dry-run --progress --progress-interval --quiet --src-opt --dst-opt --max-retries --read-ahead --dead-letter --exclude --parallel --auto-create-table --batch-concurrency --bulk-copy --checkpoint-store --columns --compression --concurrency-limit --create-publication --cursor-column --cursor-id --cursor-lag-ms --delete-after-read --extra-column --fire-and-forget --inline-response-fast-path --insert-query --internal-buffer-size --key --lookup-query --max-body-bytes --max-polling-interval-ms --message-id-header --path --polling-interval-ms --pool-idle-timeout-ms --publication --receive-streamable --select-query --server-protocol --slot-name --source-metadata --spool-dir --spool-max-bytes --stream-response-to --tcp-keepalive-ms --temporary-slot --timestamps --workers" ;;
+    tail) flags="--batch-size --limit --dry-run --progress --progress-interval --quiet --src-opt --dst-opt --max-retries --read-ahead --dead-letter --exit-when-drained --exclude --parallel --auto-create-table --batch-concurrency --bulk-copy --checkpoint-store --columns --compression --concurrency-limit --create-publication --cursor-column --cursor-id --cursor-lag-ms --delete-after-read --extra-column --fire-and-forget --inline-response-fast-path --insert-query --internal-buffer-size --key --lookup-query --max-body-bytes --max-polling-interval-ms --message-id-header --path --polling-interval-ms --pool-idle-timeout-ms --publication --receive-streamable --select-query --server-protocol --slot-name --source-metadata --spool-dir --spool-max-bytes --stream-response-to --tcp-keepalive-ms --temporary-slot --timestamps --workers" ;;
     serve) flags="--batch-size --limit --dry-run --progress --progress-interval --quiet --src-opt --dst-opt --max-retries --read-ahead --dead-letter --auto-create-table --batch-concurrency --bulk-copy --checkpoint-store --columns --compression --concurrency-limit --create-publication --cursor-column --cursor-id --cursor-lag-ms --delete-after-read --extra-column --fire-and-forget --inline-response-fast-path --insert-query --internal-buffer-size --key --lookup-query --max-body-bytes --max-polling-interval-ms --message-id-header --path --polling-interval-ms --pool-idle-timeout-ms --publication --receive-streamable --select-query --server-protocol --slot-name --source-metadata --spool-dir --spool-max-bytes --stream-response-to --tcp-keepalive-ms --temporary-slot --timestamps --workers" ;;
+    run) flags="--dry-run --env-file --parallel --progress --progress-interval --quiet" ;;
     connectors) flags="--format" ;;
     slots) flags="--format" ;;
     completion) flags="" ;;
   esac
   if (( n <= 2 )); then
-    cands="copy tail serve connectors slots completion"
+    cands="copy tail serve run connectors slots completion"
   elif [[ "$prev" == --progress ]]; then
     cands="$(_bridge_enum progress)"
   elif [[ "$prev" == --src-opt || "$prev" == --dst-opt ]]; then
@@ -61,6 +62,9 @@ _bridge() {
     fi
   elif [[ "$cur" == -* && "$cur" != - ]]; then
     cands="$flags"
+  elif [[ "$cmd" == run || "$prev" == --env-file ]]; then
+    # A route file, or the .env file of --env-file.
+    cands="$(compgen -f -- "$cur")"
   elif [[ "$cmd" == completion ]]; then
     cands="bash zsh fish"
   elif [[ "$cmd" == connectors ]]; then

@@ -75,6 +75,9 @@ ${flagCases}
     fi
   elif [[ "$cur" == -* && "$cur" != - ]]; then
     cands="$flags"
+  elif [[ "$cmd" == run || "$prev" == --env-file ]]; then
+    # A route file, or the .env file of --env-file.
+    cands="$(compgen -f -- "$cur")"
   elif [[ "$cmd" == completion ]]; then
     cands="bash zsh fish"
   elif [[ "$cmd" == connectors ]]; then
@@ -143,6 +146,7 @@ end`,
   );
   lines.push(`complete -c bridge -n '__fish_seen_subcommand_from copy tail serve' -a '(__bridge_url)'`);
   lines.push(`complete -c bridge -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'`);
+  lines.push(`complete -c bridge -n '__fish_seen_subcommand_from run' -F`);
   return lines.join('\n') + '\n';
 }
 

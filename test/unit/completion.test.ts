@@ -14,6 +14,10 @@ const complete = (line: string): string[] => tab(line).offered;
 describe('bash completion', () => {
   it('subcommands, flags, schemes, ?field= names and enum values', () => {
     expect(complete('bridge co')).toEqual(['copy', 'connectors', 'completion']);
+    expect(complete('bridge ru')).toEqual(['run']);
+    expect(complete('bridge run --env')).toEqual(['--env-file']);
+    expect(complete('bridge copy --par')).toEqual(['--parallel']);
+    expect(complete('bridge run completions/bridge.b')).toEqual(['completions/bridge.bash']);
     expect(complete('bridge tail --cursor')).toEqual(['--cursor-column', '--cursor-id', '--cursor-lag-ms']);
     expect(complete('bridge copy my')).toEqual(['mysql://']);
     // Unquoted, bash breaks words at ':' and '=': the function offers only what follows the break.
