@@ -83,7 +83,7 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
     ...(reply !== undefined ? { reply } : {}),
     ...(typeof o.deadLetter === 'string' ? { deadLetter: o.deadLetter } : {}),
   };
-  const many = await tableRoutes(args, o.exclude ?? [], (t) => process.stderr.write(redact(`bridge: warning: ${t}`) + '\n')).catch(failEarly);
+  const many = await tableRoutes(args, o.exclude ?? [], (t) => process.stderr.write(redact(`bridge: warning: ${t}`) + '\n'), o.parallel).catch(failEarly);
   if (many) return runSeveral(mode, many, o, 'tables', stop.signal, setOnStop);
   const reporter = await makeReporter(o);
   if (stop.signal.aborted) reporter.info(`${lastSignal}: stopping`);

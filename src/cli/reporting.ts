@@ -24,12 +24,15 @@ function inCi(): boolean {
   return ['CI', 'CONTINUOUS_INTEGRATION'].some((k) => (process.env[k] ?? '') !== '' && process.env[k] !== '0' && process.env[k] !== 'false');
 }
 
-/** decisions §10: auto = the live view on a terminal, plain lines otherwise; -q only errors. */
+/** decisions §10: auto = the live view on a terminal, plain lines otherwise. */
+export const progressMode = (o: CommonOpts): ProgressMode => (o.progress === 'auto' ? (process.stderr.isTTY && !inCi() ? 'tty' : 'plain') : o.progress);
+
+/** The reporter of one route (`label`: one of several, its lines labelled); -q only errors. */
 export async function makeReporter(o: CommonOpts, label?: string): Promise<Reporter> {
   const quiet = o.quiet === true;
-  const mode = o.progress === 'auto' ? (process.stderr.isTTY && !inCi() ? 'tty' : 'plain') : o.progress;
+  const mode = progressMode(o);
   if (label !== undefined) {
-    // One route of several: labelled lines (the live view shows one route).
+    // One route of several, without the live board (src/ui/live-board.ts): labelled lines.
     if (mode === 'json') return new JsonReporter({ quiet, intervalMs: o.progressInterval, label });
     return new PlainReporter({ quiet, progress: mode !== 'none', intervalMs: o.progressInterval, label });
   }

@@ -13,7 +13,7 @@ function located(e: unknown, where: string): unknown {
 const fieldOf = (e: unknown): string | undefined => (e instanceof Error ? /^([a-z_]+) /.exec(e.message)?.[1] : undefined);
 
 /** Each endpoint of a route resolved on its own, so an error points at the one that is wrong. */
-function check(route: NamedRoute, file: FileRoute): void {
+function check(route: NamedRoute, file: FileRoute, files: Map<string, string>): void {
   const a = route.args;
   const parts: [Parameters<FileRoute['where']>[0], string | undefined, 'consumer' | 'publisher', [string, string][]][] = [
     ['source', a.src, 'consumer', a.srcOpts],
@@ -25,6 +25,10 @@ function check(route: NamedRoute, file: FileRoute): void {
     if (text === undefined) continue;
     try {
       const ep = resolveEndpoint(text, role, specForScheme, opts);
+      // Two routes writing one NDJSON file (or stdout) would rewrite or interleave each other's lines.
+      const out = ep.spec.name === 'ndjson' && role === 'publisher' ? (ep.stdio ? 'stdout' : `file ${ep.file}`) : undefined;
+      if (out && files.has(out) && files.get(out) !== route.name) throw configError(`${out} is also written by route ${files.get(out)}: give each route its own file`);
+      if (out) files.set(out, route.name);
       if (part === 'source' && ep.fields.workers) throw configError('workers= forks listener processes, which a route file does not do: run it with bridge serve, or leave workers out');
     } catch (e) {
       throw located(e, file.where(part, fieldOf(e)));
@@ -47,15 +51,16 @@ export async function routesOfFile(file: string, o: { dryRun: boolean; envFile?:
     }
   }
   const out: NamedRoute[] = [];
+  const files = new Map<string, string>();
   for (const fr of readRouteFile(file, o, warn)) {
     let tables: NamedRoute[] | undefined;
     try {
-      tables = await tableRoutes(fr.args, fr.exclude, warn);
+      tables = await tableRoutes(fr.args, fr.exclude, warn, Infinity);
     } catch (e) {
       throw located(e, fieldOf(e) === 'exclude' ? fr.where('route') : fr.where('source', fieldOf(e)));
     }
     for (const r of tables ?? [{ name: fr.name, args: fr.args }]) {
-      check(r, fr);
+      check(r, fr, files);
       out.push(tables ? { name: `${fr.name}.${r.name}`, args: r.args } : r);
     }
   }

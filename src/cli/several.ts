@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import { redact } from '../config/redact.js';
+import { PlainReporter } from '../ui/reporter.js';
 import { positiveInt } from './args.js';
-import { makeReporter, type CommonOpts } from './reporting.js';
+import { makeReporter, progressMode, type CommonOpts } from './reporting.js';
 import { describeFailure } from './route.js';
 import { routesOfFile } from './run-file.js';
 import { runMany, totalLine, worstExit } from './run-many.js';
@@ -18,7 +19,12 @@ export function failEarly(e: unknown): never {
 export async function runSeveral(command: string, routes: NamedRoute[], o: CommonOpts, what: string, stop: AbortSignal, onStop: (f: (sig: string) => void) => void): Promise<void> {
   const started = Date.now();
   onStop((sig) => process.stderr.write(`bridge: ${sig}: stopping after the batches in flight (again to quit at once)\n`));
-  const outcomes = await runMany(routes, o.parallel ?? 1, (name) => makeReporter(o, name), stop);
+  // On a terminal, one live board with a row per route; otherwise labelled lines per route.
+  const board = progressMode(o) === 'tty' && o.quiet !== true ? new (await import('../ui/live-board.js')).LiveBoard(routes.map((r) => r.name), command) : undefined;
+  const outcomes = await runMany(routes, o.parallel ?? 1, (name) => board?.reporter(name) ?? makeReporter(o, name), stop);
+  // A run shorter than the view's start-up ends before the board is drawn: its summaries as lines.
+  if (board && !(await board.close()))
+    for (const x of outcomes) if (x.snapshot && x.summary) new PlainReporter({ quiet: false, progress: false, intervalMs: 0, label: x.name }).finish(x.snapshot, x.summary);
   if (o.quiet !== true && o.progress !== 'json') process.stderr.write(totalLine(command, what, outcomes, Date.now() - started) + '\n');
   process.exit(worstExit(outcomes.map((x) => x.code ?? 0)));
 }
@@ -32,7 +38,7 @@ export function routeFileCommand(program: Command, run: (routes: NamedRoute[], o
     .option('--dry-run', 'connect, validate and print every route\'s plan; write nothing')
     .option('--env-file <path>', 'load environment variables from a .env file first (variables already set win)')
     .option('--parallel <n>', 'routes running at a time (default: all of them)', positiveInt('--parallel'))
-    .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'plain', 'json', 'none']).default('auto'))
+    .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'tty', 'plain', 'json', 'none']).default('auto'))
     .option('--progress-interval <ms>', 'milliseconds between progress lines', positiveInt('--progress-interval'), 5000)
     .option('-q, --quiet', 'print nothing but errors')
     .action(async (file: string, o: CommonOpts & { envFile?: string }) => {

@@ -22,7 +22,7 @@ function sinkSchema(table: unknown): string | undefined {
  * table of the same name and, when the source has cursor_id, under `<cursor_id>.<table>` (its own
  * checkpoint). Returns undefined for a route that names one table.
  */
-export async function tableRoutes(a: RouteArgs, exclude: string[], warn: (s: string) => void): Promise<NamedRoute[] | undefined> {
+export async function tableRoutes(a: RouteArgs, exclude: string[], warn: (s: string) => void, parallel = 1): Promise<NamedRoute[] | undefined> {
   const src = resolveEndpoint(a.src, 'consumer', specForScheme, a.srcOpts);
   if (!namesSeveralTables(src)) {
     if (exclude.length) throw configError('--exclude needs a list of tables in the source (table=*, table=a,b or table=schema.*)');
@@ -31,6 +31,9 @@ export async function tableRoutes(a: RouteArgs, exclude: string[], warn: (s: str
   if (a.command === 'serve') throw configError('serve has no source table to list');
   const dst = resolveEndpoint(a.dst, 'publisher', specForScheme, a.dstOpts);
   const schema = dst.spec.name === 'database' ? sinkSchema(dst.fields.table) : undefined;
+  // Every table's route would open the same file: a copy from scratch rewrites it, and lines of routes running at once would interleave.
+  if (dst.spec.name === 'ndjson' && !dst.stdio) throw configError('a list of tables cannot go into one NDJSON file (each table\'s copy would rewrite it): give a database sink, or one table per file');
+  if (dst.stdio && parallel > 1) throw configError('--parallel with several tables into stdout would interleave their lines: leave --parallel out (tables then follow one another)');
   const tables = await listSourceTables(src, exclude, warn);
   const cursorId = src.given.has('cursor_id') ? String(src.fields.cursor_id) : undefined;
   const targets = new Map<string, string>();

@@ -69,9 +69,16 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
   });
 
   let read = 0;
+  let turnAt = Date.now();
   const reader = (async () => {
     try {
       while (!readSignal.aborted) {
+        // Drivers that answer synchronously (SQLite) resolve every await at once: without a turn of
+        // the event loop now and then, no timer (progress, view), worker message or signal runs.
+        if (Date.now() - turnAt > 50) {
+          await new Promise<void>((r) => setImmediate(r));
+          turnAt = Date.now();
+        }
         while (queue.length >= o.readAhead && !readSignal.aborted) await new Promise<void>((r) => (spaceFree = r));
         if (readSignal.aborted) break;
         const want = o.limit === undefined ? o.batchSize : Math.min(o.batchSize, o.limit - read);

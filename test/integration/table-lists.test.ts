@@ -66,6 +66,8 @@ describe('many tables per run', () => {
       [['copy', `${PG_URL}?table=tl2.dupe,public.dupe`, `${lite('x.db')}?columns=auto`], /source tables tl2\.dupe and public\.dupe would both be copied into the sink table dupe/],
       [['copy', `${PG_URL}?table=tl.al;pha,beta`, '-'], /is not a plain identifier/],
       [['copy', `file://${dir}/none.ndjson?table=*`, '-'], /table is not a field|a list of tables needs a database source/],
+      [['copy', `${PG_URL}?table=tl.*`, `file://${dir}/all.ndjson`], /a list of tables cannot go into one NDJSON file \(each table's copy would rewrite it\)/],
+      [['copy', `${PG_URL}?table=tl.*`, '-', '--parallel', '2'], /--parallel with several tables into stdout would interleave their lines/],
     ];
     for (const [args, want] of cases) {
       const r = await bridge(args);

@@ -65,4 +65,32 @@ describe.skipIf(!hasTmux)('the live view in a terminal (tmux)', () => {
       spawnSync('tmux', ['kill-session', '-t', session]);
     }
   });
+
+  it('several routes share one view, a row per route, then the total line', async () => {
+    const dir = tempDir();
+    const db = sqlite(path.join(dir, 'many.db'));
+    for (const t of ['first', 'second', 'third']) {
+      await db.exec(`CREATE TABLE ${t} (id INTEGER PRIMARY KEY, v TEXT)`);
+      await db.exec(`WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 30000) INSERT INTO ${t} SELECT i, 'v' || i FROM g`);
+    }
+    await db.close();
+    const session = `bridge-board-${process.pid}`;
+    const cmd = `env -u CI -u CONTINUOUS_INTEGRATION NO_COLOR=1 node ${BIN} copy 'sqlite://${dir}/many.db?table=*' 'sqlite://${dir}/copy.db?columns=auto&auto_create_table=true' --batch-size 5 --read-ahead 1 --parallel 2; echo EXIT=$?; sleep 60`;
+    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '150', '-y', '30', cmd]);
+    const screen = (): string => execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' });
+    try {
+      const running = await waitFor(async () => {
+        const s = screen();
+        return /first\s+running/.test(s) && /second\s+running/.test(s) ? s : undefined;
+      }, 30_000, 50);
+      expect(running).toMatch(/bridge copy 3 routes · \d finished/);
+      expect(running).toMatch(/third\s+waiting to start/);
+      const done = await waitFor(async () => (/EXIT=\d+/.test(screen()) ? screen() : undefined), 90_000, 100);
+      expect(done).toContain('EXIT=0');
+      for (const t of ['first', 'second', 'third']) expect(done).toMatch(new RegExp(`${t}\\s+done\\s+30,000 rows`));
+      expect(done).toMatch(/bridge copy: 3 tables: 3 done; 90,000 rows/);
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', session]);
+    }
+  });
 });

@@ -3,6 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { render } from 'ink';
 import type { StatsSnapshot } from '../../stats/hub.js';
 import type { StatsHub } from '../../stats/hub.js';
+import { BoardView, type BoardRow } from './board.js';
 import { LiveView } from './view.js';
 
 /**
@@ -10,7 +11,13 @@ import { LiveView } from './view.js';
  * frames then cost the pipeline's thread nothing. The main thread posts snapshots and lines; the
  * frames come back as text for it to write to stderr.
  */
-type In = { type: 'snapshot'; snap: StatsSnapshot } | { type: 'line'; kind: 'warning' | 'info'; text: string } | { type: 'final'; snap: StatsSnapshot };
+type In =
+  | { type: 'snapshot'; snap: StatsSnapshot }
+  | { type: 'line'; kind: 'warning' | 'info'; text: string }
+  | { type: 'final'; snap: StatsSnapshot }
+  | { type: 'board'; title: string; rows: BoardRow[] }
+  | { type: 'board-final'; title: string; rows: BoardRow[] }
+  | { type: 'board-line'; text: string };
 
 const { columns, rows } = workerData as { columns: number; rows: number };
 let latest: StatsSnapshot | undefined;
@@ -35,12 +42,24 @@ class Out extends EventEmitter {
 const out = new Out();
 
 let app: ReturnType<typeof render> | undefined;
+/** Several routes: the board's lines so far (warnings, errors, each route's summary). */
+const boardLines: string[] = [];
+const options = { stdout: out as never, stderr: out as never, exitOnCtrlC: false, patchConsole: false };
 parentPort!.on('message', (m: In) => {
-  if (m.type === 'snapshot') {
+  if (m.type === 'board-line') boardLines.push(m.text);
+  else if (m.type === 'board' || m.type === 'board-final') {
+    const view = <BoardView rows={m.rows} lines={[...boardLines]} title={m.title} />;
+    if (app) app.rerender(view);
+    else app = render(view, options);
+    if (m.type === 'board-final') {
+      app.unmount();
+      setImmediate(() => parentPort!.postMessage({ type: 'done' }));
+    }
+  } else if (m.type === 'snapshot') {
     latest = m.snap;
-    app ??= render(<LiveView hub={hub as unknown as StatsHub} />, { stdout: out as never, stderr: out as never, exitOnCtrlC: false, patchConsole: false });
+    app ??= render(<LiveView hub={hub as unknown as StatsHub} />, options);
   } else if (m.type === 'line') hub.emit(m.kind, m.text);
-  else {
+  else if (m.type === 'final') {
     latest = m.snap;
     app?.rerender(<LiveView hub={hub as unknown as StatsHub} final={m.snap} />);
     app?.unmount();
