@@ -1,7 +1,7 @@
-import { Worker } from 'node:worker_threads';
-import { redact } from '../config/redact.js';
+import type { Worker } from 'node:worker_threads';
 import type { StatsHub, StatsSnapshot } from '../stats/hub.js';
 import { PlainReporter, type Reporter, type Summary } from './reporter.js';
+import { startViewWorker } from './view-worker.js';
 
 /**
  * The terminal view, rendered by a worker thread (src/ui/ink/worker.tsx): the pipeline's thread
@@ -22,19 +22,10 @@ export class LazyInkReporter implements Reporter {
   start(hub: StatsHub): void {
     this.hub = hub;
     if (this.quiet) return this.plain.start(hub);
-    this.worker = new Worker(new URL('./ink/worker.js', import.meta.url), {
-      workerData: { columns: process.stderr.columns || 100, rows: process.stderr.rows || 30 },
-      // Ink draws only its last frame when it believes it runs in CI; the choice to draw live was made already.
-      env: { ...process.env, NODE_ENV: 'production', CI: '0', CONTINUOUS_INTEGRATION: '0' },
-    });
-    this.worker.unref();
-    this.worker.on('message', (m: { type: string; data?: string }) => {
-      if (m.type === 'out') process.stderr.write(redact(m.data!));
-      else if (m.type === 'ready') {
-        this.ready = true;
-        this.post(hub);
-        for (const l of this.pending.splice(0)) this.worker!.postMessage({ type: 'line', ...l });
-      }
+    this.worker = startViewWorker(() => {
+      this.ready = true;
+      this.post(hub);
+      for (const l of this.pending.splice(0)) this.worker!.postMessage({ type: 'line', ...l });
     });
     hub.on('warning', (t) => this.line('warning', t));
     hub.on('info', (t) => this.line('info', t));

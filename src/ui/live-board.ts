@@ -1,8 +1,9 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { redact } from '../config/redact.js';
 import type { StatsHub, StatsSnapshot } from '../stats/hub.js';
 import type { BoardRow } from './ink/board.js';
 import type { Reporter, Summary } from './reporter.js';
+import { startViewWorker } from './view-worker.js';
 
 /**
  * The live view of several routes (a table list, a route file): one row per route, drawn by the
@@ -21,17 +22,9 @@ export class LiveBoard {
     private readonly title: string,
   ) {
     this.rows = names.map((name) => ({ name }));
-    this.worker = new Worker(new URL('./ink/worker.js', import.meta.url), {
-      workerData: { columns: process.stderr.columns || 100, rows: process.stderr.rows || 30 },
-      env: { ...process.env, NODE_ENV: 'production', CI: '0', CONTINUOUS_INTEGRATION: '0' },
-    });
-    this.worker.unref();
-    this.worker.on('message', (m: { type: string; data?: string }) => {
-      if (m.type === 'out') process.stderr.write(redact(m.data!));
-      else if (m.type === 'ready') {
-        this.ready = true;
-        for (const p of this.pending.splice(0)) this.worker.postMessage(p);
-      }
+    this.worker = startViewWorker(() => {
+      this.ready = true;
+      for (const p of this.pending.splice(0)) this.worker.postMessage(p);
     });
     this.timer = setInterval(() => this.post('board'), 250);
     this.timer.unref();
