@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { redact } from '../config/redact.js';
-import { EXIT } from '../core/errors.js';
+import { configError, EXIT } from '../core/errors.js';
 import { completionCommand } from './completion.js';
 import { connectorsCommand } from './connectors.js';
 import { slotsCommand } from './slots.js';
@@ -53,7 +53,7 @@ function addRouteOptions(cmd: Command, mode: 'copy' | 'tail' | 'serve'): Command
   if (mode !== 'serve')
     cmd
       .option('--exclude <tables>', 'with table=* / table=a,b / table=schema.* on the source: tables to leave out (comma list, * patterns; repeatable)', list)
-      .option('--parallel <n>', 'with several source tables: tables copied at a time (default 1)', positiveInt('--parallel'), 1);
+      .option('--parallel <n>', 'with several source tables: tables at a time (copy: default 1; tail: all, each follows until stopped)', positiveInt('--parallel'));
   for (const f of fieldFlags()) {
     const side = f.role === 'consumer' ? 'source' : 'sink';
     const first = f.description.split(/(?<=\.)\s/)[0];
@@ -84,7 +84,11 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
     ...(typeof o.deadLetter === 'string' ? { deadLetter: o.deadLetter } : {}),
   };
   const many = await tableRoutes(args, o.exclude ?? [], (t) => process.stderr.write(redact(`bridge: warning: ${t}`) + '\n'), o.parallel).catch(failEarly);
-  if (many) return runSeveral(mode, many, o, 'tables', stop.signal, setOnStop);
+  if (many) {
+    // A tail never ends by itself: with fewer slots than tables, the tables after them would never start.
+    if (mode === 'tail' && !args.exitWhenDrained && o.parallel !== undefined && o.parallel < many.length) failEarly(configError(`--parallel ${o.parallel} is fewer than the ${many.length} tables to tail: each tail holds its slot until stopped; leave --parallel out`));
+    return runSeveral(mode, many, { ...o, parallel: o.parallel ?? (mode === 'tail' && !args.exitWhenDrained ? many.length : 1) }, 'tables', stop.signal, setOnStop);
+  }
   const reporter = await makeReporter(o);
   if (stop.signal.aborted) reporter.info(`${lastSignal}: stopping`);
   onStop = (sig) => reporter.info(`${sig}: stopping after the batch in flight (again to quit at once)`);

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { redact } from '../config/redact.js';
+import { configError } from '../core/errors.js';
 import { PlainReporter } from '../ui/reporter.js';
 import { positiveInt } from './args.js';
 import { makeReporter, progressMode, type CommonOpts } from './reporting.js';
@@ -46,6 +47,10 @@ export function routeFileCommand(program: Command, run: (routes: NamedRoute[], o
         if (o.quiet !== true) process.stderr.write(redact(`bridge: warning: ${t}`) + '\n');
       };
       const routes = await routesOfFile(file, { dryRun: o.dryRun === true, ...(o.envFile !== undefined ? { envFile: o.envFile } : {}) }, warn).catch(failEarly);
+      const endless = routes.filter((r) => r.args.command !== 'copy').length;
+      // Routes start in file order and a tail or listener never frees its slot: the routes after them would wait forever.
+      if (o.parallel !== undefined && o.parallel < routes.length && endless >= o.parallel)
+        failEarly(configError(`--parallel ${o.parallel} with ${endless} tail/serve routes (of ${routes.length}) could leave routes never started: each tail or listener holds its slot until stopped; raise --parallel or leave it out`));
       await run(routes, { ...o, parallel: o.parallel ?? routes.length });
     });
 }

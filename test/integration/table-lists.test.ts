@@ -68,11 +68,23 @@ describe('many tables per run', () => {
       [['copy', `file://${dir}/none.ndjson?table=*`, '-'], /table is not a field|a list of tables needs a database source/],
       [['copy', `${PG_URL}?table=tl.*`, `file://${dir}/all.ndjson`], /a list of tables cannot go into one NDJSON file \(each table's copy would rewrite it\)/],
       [['copy', `${PG_URL}?table=tl.*`, '-', '--parallel', '2'], /--parallel with several tables into stdout would interleave their lines/],
+      [['tail', `${PG_URL}?table=tl.*&cursor_column=id`, `${lite('t.db')}?columns=auto&auto_create_table=true`, '--parallel', '2'], /--parallel 2 is fewer than the 4 tables to tail: each tail holds its slot until stopped/],
     ];
     for (const [args, want] of cases) {
       const r = await bridge(args);
       expect({ args: args.join(' '), code: r.exitCode, err: r.stderr.trim() }).toEqual({ args: args.join(' '), code: 2, err: expect.stringMatching(want) });
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
+  });
+
+  it('tail follows every table of the list at once, each with its own position', async () => {
+    const r = await bridge(['tail', `${PG_URL}?table=tl.alpha,tl.beta&cursor_column=id&cursor_id=tails`, `${lite('tails.db')}?columns=auto&auto_create_table=true`, '--exit-when-drained', '--progress', 'none']);
+    expect({ code: r.exitCode, lines: r.stderr.trim().split('\n').length }).toEqual({ code: 0, lines: 3 });
+    expect(r.stderr).toMatch(/bridge tail \[tl\.alpha\]: done: 40 rows.*checkpoint tails\.alpha in table tl\.bridge_cursors_alpha/);
+    expect(r.stderr).toMatch(/bridge tail \[tl\.beta\]: done: 2 rows.*checkpoint tails\.beta in table tl\.bridge_cursors_beta/);
+    await db('postgres').exec('INSERT INTO tl.beta VALUES (3, 3.5)');
+    const again = await bridge(['tail', `${PG_URL}?table=tl.alpha,tl.beta&cursor_column=id&cursor_id=tails`, `${lite('tails.db')}?columns=auto&auto_create_table=true`, '--exit-when-drained', '--progress', 'none']);
+    expect(again.stderr).toMatch(/\[tl\.alpha\]: done: 0 rows/);
+    expect(again.stderr).toMatch(/\[tl\.beta\]: done: 1 rows/);
   });
 });
