@@ -12,6 +12,7 @@ complete -c bridge -n '__fish_seen_subcommand_from copy' -l dst-opt
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l max-retries
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l read-ahead
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l dead-letter
+complete -c bridge -n '__fish_seen_subcommand_from copy' -l metrics
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l exclude
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l parallel
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l auto-create-table
@@ -63,6 +64,7 @@ complete -c bridge -n '__fish_seen_subcommand_from tail' -l dst-opt
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l max-retries
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l read-ahead
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l dead-letter
+complete -c bridge -n '__fish_seen_subcommand_from tail' -l metrics
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l exit-when-drained
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l exclude
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l parallel
@@ -115,6 +117,7 @@ complete -c bridge -n '__fish_seen_subcommand_from serve' -l dst-opt
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l max-retries
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l read-ahead
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l dead-letter
+complete -c bridge -n '__fish_seen_subcommand_from serve' -l metrics
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l auto-create-table
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l batch-concurrency
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l bulk-copy
@@ -159,6 +162,7 @@ complete -c bridge -n '__fish_seen_subcommand_from run' -l parallel
 complete -c bridge -n '__fish_seen_subcommand_from run' -l progress
 complete -c bridge -n '__fish_seen_subcommand_from run' -l progress-interval
 complete -c bridge -n '__fish_seen_subcommand_from run' -l quiet
+complete -c bridge -n '__fish_seen_subcommand_from run' -l metrics
 complete -c bridge -n '__fish_seen_subcommand_from connectors' -l format
 complete -c bridge -n '__fish_seen_subcommand_from slots' -l format
 complete -c bridge -n '__fish_seen_subcommand_from copy tail serve' -l progress -x -a 'auto tty plain json none bar'

@@ -6,7 +6,7 @@ import { connectorsCommand } from './connectors.js';
 import { slotsCommand } from './slots.js';
 import { fieldFlags } from './flags.js';
 import { positiveInt } from './args.js';
-import { makeReporter, type CommonOpts } from './reporting.js';
+import { makeReporter, metricsFor, type CommonOpts } from './reporting.js';
 import { DEFAULT_BATCH, runCommand, type RouteArgs } from './route.js';
 import { failEarly, routeFileCommand, runSeveral } from './several.js';
 import { tableRoutes } from './table-routes.js';
@@ -48,7 +48,8 @@ function addRouteOptions(cmd: Command, mode: 'copy' | 'tail' | 'serve'): Command
     .option('--dst-opt <key=value>', 'set a sink field (repeatable)', keyValue)
     .option('--max-retries <n>', 'retries of a transient failure before copy gives up', positiveInt('--max-retries'), 10)
     .option('--read-ahead <n>', 'batches read ahead of the sink', positiveInt('--read-ahead'), mode === 'serve' ? 1 : 2)
-    .option('--dead-letter <url>', 'endpoint for messages the sink rejects (constraint, type); the rest goes on');
+    .option('--dead-letter <url>', 'endpoint for messages the sink rejects (constraint, type); the rest goes on')
+    .option('--metrics <host:port>', 'serve Prometheus metrics at /metrics, and /healthz and /readyz (:port = every interface)');
   if (mode === 'tail') cmd.option('--exit-when-drained', 'stop with exit 0 once a poll finds nothing new (for cron)');
   if (mode !== 'serve')
     cmd
@@ -92,7 +93,8 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
   const reporter = await makeReporter(o);
   if (stop.signal.aborted) reporter.info(`${lastSignal}: stopping`);
   onStop = (sig) => reporter.info(`${sig}: stopping after the batch in flight (again to quit at once)`);
-  const code = await runCommand(args, reporter, stop.signal);
+  const onHub = await metricsFor(o).catch(failEarly);
+  const code = await runCommand(args, reporter, stop.signal, onHub && ((hub) => onHub('main', hub)));
   await reporter.closing;
   process.exit(code);
 }
@@ -137,6 +139,8 @@ async function forkWorkers(url: string, o: CommonOpts): Promise<boolean> {
     return false; // the run itself reports the config error
   }
   if (!workers) return false;
+  // Each worker keeps its own counters: one metrics endpoint could only show one of them.
+  if (o.metrics !== undefined) failEarly(configError('--metrics cannot be combined with workers=: each worker process counts for itself; run one listener per process (or per container) instead'));
   const codes: number[] = [];
   for (let i = 0; i < workers; i++) cluster.fork();
   onStop = () => {

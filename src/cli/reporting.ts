@@ -1,3 +1,4 @@
+import type { StatsHub } from '../stats/hub.js';
 import type { ProgressMode, Reporter } from '../ui/reporter.js';
 import { JsonReporter, PlainReporter } from '../ui/reporter.js';
 
@@ -16,6 +17,8 @@ export interface CommonOpts {
   progressInterval: number;
   exclude?: string[];
   parallel?: number;
+  /** --metrics host:port: Prometheus /metrics, /healthz and /readyz. */
+  metrics?: string;
   [flag: string]: unknown;
 }
 
@@ -42,3 +45,14 @@ export async function makeReporter(o: CommonOpts, label?: string): Promise<Repor
   return new PlainReporter({ quiet, progress: mode !== 'none', intervalMs: o.progressInterval });
 }
 
+
+/** --metrics: the server, and the hook that registers each route's stats with it (none without the flag). */
+export async function metricsFor(o: CommonOpts): Promise<((name: string, hub: StatsHub) => void) | undefined> {
+  if (o.metrics === undefined) return undefined;
+  const { RouteMetrics } = await import('../stats/metrics.js');
+  const { serveMetrics } = await import('../stats/metrics-server.js');
+  const metrics = new RouteMetrics();
+  const server = await serveMetrics(o.metrics, metrics);
+  if (o.quiet !== true) process.stderr.write(`bridge: metrics at http://${server.address}/metrics (and /healthz, /readyz)\n`);
+  return (name, hub) => metrics.add(name, hub);
+}

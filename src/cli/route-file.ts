@@ -50,7 +50,7 @@ class FileReader {
  * say. Endpoint texts keep `${VAR}` references for the endpoint layer to fill in (so they show as
  * written and their values are masked); other values are filled in here.
  */
-export function readRouteFile(file: string, o: { dryRun: boolean }, warn: (s: string) => void): FileRoute[] {
+export function readRouteFile(file: string, o: { dryRun: boolean }, warn: (s: string) => void): { routes: FileRoute[]; metrics?: string } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -65,6 +65,7 @@ export function readRouteFile(file: string, o: { dryRun: boolean }, warn: (s: st
   }
   const connections = new Map<string, string>();
   let routesNode: unknown;
+  let metrics: string | undefined;
   for (const p of r.pairs(doc.contents, 'the file')) {
     const key = r.text(p.key, 'a top-level key');
     if (key === 'connections') {
@@ -75,19 +76,21 @@ export function readRouteFile(file: string, o: { dryRun: boolean }, warn: (s: st
         connections.set(name, url);
       }
     } else if (key === 'routes') routesNode = p.value;
-    else r.fail(p.key, key, `is not a key of a route file (keys: connections, routes)`);
+    else if (key === 'metrics') metrics = interpolate(r.text(p.value, 'metrics'), process.env, `${file} metrics`);
+    else r.fail(p.key, key, `is not a key of a route file (keys: connections, routes, metrics)`);
   }
   if (!routesNode) throw configError(`${file}: has no routes: add a routes: mapping (see README "Route files")`);
   const entries: [string | undefined, unknown][] = isSeq(routesNode)
     ? (routesNode.items as unknown[]).map((n) => [undefined, n])
     : r.pairs(routesNode, 'routes').map((p) => [r.text(p.key, 'routes'), p.value]);
   const names = new Set<string>();
-  return entries.map(([mapName, node], i) => {
+  const routes = entries.map(([mapName, node], i) => {
     const route = routeOf(r, node, mapName, i, connections, o);
     if (names.has(route.name)) r.fail(node, `routes.${route.name}`, 'a route of the same name comes earlier: names must differ');
     names.add(route.name);
     return route;
   });
+  return metrics === undefined ? { routes } : { routes, metrics };
 }
 
 function routeOf(r: FileReader, node: unknown, mapName: string | undefined, i: number, connections: Map<string, string>, o: { dryRun: boolean }): FileRoute {

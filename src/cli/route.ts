@@ -57,8 +57,9 @@ export function describeFailure(e: unknown): Summary['error'] & { exitCode: numb
  * Runs one route from start to exit code: open both sides, move data until drained or stopped,
  * close, report. Never throws.
  */
-export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSignal): Promise<number> {
+export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSignal, onHub?: (hub: StatsHub) => void): Promise<number> {
   const hub = new StatsHub();
+  onHub?.(hub);
   hub.command = a.command;
   hub.mode = a.command;
   reporter.start(hub);

@@ -41,7 +41,7 @@ function check(route: NamedRoute, file: FileRoute, files: Map<string, string>): 
  * every endpoint resolved before any route starts: a mistake in the last route stops the run
  * before the first one writes.
  */
-export async function routesOfFile(file: string, o: { dryRun: boolean; envFile?: string }, warn: (s: string) => void): Promise<NamedRoute[]> {
+export async function routesOfFile(file: string, o: { dryRun: boolean; envFile?: string }, warn: (s: string) => void): Promise<{ routes: NamedRoute[]; metrics?: string }> {
   if (o.envFile !== undefined) {
     try {
       // Variables already set in the environment win over the file's (as node --env-file does).
@@ -52,7 +52,8 @@ export async function routesOfFile(file: string, o: { dryRun: boolean; envFile?:
   }
   const out: NamedRoute[] = [];
   const files = new Map<string, string>();
-  for (const fr of readRouteFile(file, o, warn)) {
+  const read = readRouteFile(file, o, warn);
+  for (const fr of read.routes) {
     let tables: NamedRoute[] | undefined;
     try {
       tables = await tableRoutes(fr.args, fr.exclude, warn, Infinity);
@@ -64,5 +65,5 @@ export async function routesOfFile(file: string, o: { dryRun: boolean; envFile?:
       out.push(tables ? { name: `${fr.name}.${r.name}`, args: r.args } : r);
     }
   }
-  return out;
+  return read.metrics === undefined ? { routes: out } : { routes: out, metrics: read.metrics };
 }

@@ -1,6 +1,6 @@
 import { redact } from '../config/redact.js';
 import { EXIT } from '../core/errors.js';
-import type { StatsSnapshot } from '../stats/hub.js';
+import type { StatsHub, StatsSnapshot } from '../stats/hub.js';
 import { bytes, duration, num } from '../ui/format.js';
 import type { Reporter, Summary } from '../ui/reporter.js';
 import { runCommand } from './route.js';
@@ -28,7 +28,7 @@ export function worstExit(codes: number[]): number {
  * in the order given. A failed route does not stop the others; once `stop` fires, the routes
  * running finish their batch in flight and the ones not started stay so.
  */
-export async function runMany(routes: NamedRoute[], parallel: number, reporterFor: (name: string) => Reporter | Promise<Reporter>, stop: AbortSignal): Promise<RouteOutcome[]> {
+export async function runMany(routes: NamedRoute[], parallel: number, reporterFor: (name: string) => Reporter | Promise<Reporter>, stop: AbortSignal, onHub?: (name: string, hub: StatsHub) => void): Promise<RouteOutcome[]> {
   const outcomes: RouteOutcome[] = routes.map((r) => ({ name: r.name, code: undefined }));
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -45,7 +45,7 @@ export async function runMany(routes: NamedRoute[], parallel: number, reporterFo
           capture.closing = inner.closing;
         },
       };
-      outcomes[i]!.code = await runCommand(routes[i]!.args, capture, stop);
+      outcomes[i]!.code = await runCommand(routes[i]!.args, capture, stop, onHub && ((hub) => onHub(routes[i]!.name, hub)));
       await capture.closing;
     }
   };

@@ -3,7 +3,7 @@ import { redact } from '../config/redact.js';
 import { configError } from '../core/errors.js';
 import { PlainReporter } from '../ui/reporter.js';
 import { positiveInt } from './args.js';
-import { makeReporter, progressMode, type CommonOpts } from './reporting.js';
+import { makeReporter, metricsFor, progressMode, type CommonOpts } from './reporting.js';
 import { describeFailure } from './route.js';
 import { routesOfFile } from './run-file.js';
 import { runMany, totalLine, worstExit } from './run-many.js';
@@ -22,7 +22,8 @@ export async function runSeveral(command: string, routes: NamedRoute[], o: Commo
   onStop((sig) => process.stderr.write(`bridge: ${sig}: stopping after the batches in flight (again to quit at once)\n`));
   // On a terminal, one live board with a row per route; otherwise labelled lines per route.
   const board = progressMode(o) === 'tty' && o.quiet !== true ? new (await import('../ui/live-board.js')).LiveBoard(routes.map((r) => r.name), command) : undefined;
-  const outcomes = await runMany(routes, o.parallel ?? 1, (name) => board?.reporter(name) ?? makeReporter(o, name), stop);
+  const onHub = await metricsFor(o).catch(failEarly);
+  const outcomes = await runMany(routes, o.parallel ?? 1, (name) => board?.reporter(name) ?? makeReporter(o, name), stop, onHub);
   // A run shorter than the view's start-up ends before the board is drawn: its summaries as lines.
   if (board && !(await board.close()))
     for (const x of outcomes) if (x.snapshot && x.summary) new PlainReporter({ quiet: false, progress: false, intervalMs: 0, label: x.name }).finish(x.snapshot, x.summary);
@@ -42,11 +43,14 @@ export function routeFileCommand(program: Command, run: (routes: NamedRoute[], o
     .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'tty', 'plain', 'json', 'none']).default('auto'))
     .option('--progress-interval <ms>', 'milliseconds between progress lines', positiveInt('--progress-interval'), 5000)
     .option('-q, --quiet', 'print nothing but errors')
+    .option('--metrics <host:port>', 'serve Prometheus metrics at /metrics, and /healthz and /readyz (:port = every interface)')
     .action(async (file: string, o: CommonOpts & { envFile?: string }) => {
       const warn = (t: string): void => {
         if (o.quiet !== true) process.stderr.write(redact(`bridge: warning: ${t}`) + '\n');
       };
-      const routes = await routesOfFile(file, { dryRun: o.dryRun === true, ...(o.envFile !== undefined ? { envFile: o.envFile } : {}) }, warn).catch(failEarly);
+      const { routes, metrics } = await routesOfFile(file, { dryRun: o.dryRun === true, ...(o.envFile !== undefined ? { envFile: o.envFile } : {}) }, warn).catch(failEarly);
+      // The flag wins over the file's metrics: key.
+      if (o.metrics === undefined && metrics !== undefined) o.metrics = metrics;
       const endless = routes.filter((r) => r.args.command !== 'copy').length;
       // Routes start in file order and a tail or listener never frees its slot: the routes after them would wait forever.
       if (o.parallel !== undefined && o.parallel < routes.length && endless >= o.parallel)

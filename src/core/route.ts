@@ -1,5 +1,13 @@
 import type { Message } from './message.js';
+import type { LatencySnapshot } from './latency.js';
 import type { RowSet } from './row-set.js';
+
+/** What an HTTP listener counts: requests, answers by status, and how long answers took. */
+export interface RequestStats {
+  requests: number;
+  statuses: Record<string, number>;
+  latency?: LatencySnapshot;
+}
 
 /** How a route runs: `copy` drains and ends, `tail` follows until stopped, `serve` answers requests. */
 export type RunMode = 'copy' | 'tail' | 'serve';
@@ -110,8 +118,8 @@ export interface Source {
   start?(): void;
   /** Lets a request-reply source answer straight from the sink (inline_response_fast_path). */
   attachInline?(write: (messages: Message[]) => Promise<Reply[] | void>): void;
-  /** Requests and answers by status (HTTP listener), for the progress view. */
-  requestStats?(): { requests: number; statuses: Record<string, number> };
+  /** Requests and answers by status (HTTP listener), for the progress view and metrics. */
+  requestStats?(): RequestStats;
   /** Bytes of WAL the replication slot holds back (change capture), when known. */
   slotLagBytes?(): number | undefined;
   /** True while everything there is has been read and the source waits for more (the view says "caught up"). */

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { PoolStats } from '../core/route.js';
+import type { PoolStats, RequestStats } from '../core/route.js';
 
 export type RouteState = 'starting' | 'running' | 'waiting' | 'retrying' | 'stopping' | 'done' | 'failed';
 
@@ -28,7 +28,7 @@ export interface StatsSnapshot {
   sourcePool: PoolStats | undefined;
   sinkPool: PoolStats | undefined;
   slotLagBytes: number | undefined;
-  requests: { requests: number; statuses: Record<string, number> } | undefined;
+  requests: RequestStats | undefined;
   lastError: string | undefined;
   /** The source has read everything there is and waits for more (tail). */
   caughtUp: boolean;
@@ -73,7 +73,7 @@ export class StatsHub extends EventEmitter<HubEvents> {
   sourcePool: (() => PoolStats | undefined) | undefined;
   sinkPool: (() => PoolStats | undefined) | undefined;
   slotLag: (() => number | undefined) | undefined;
-  requestStats: (() => { requests: number; statuses: Record<string, number> } | undefined) | undefined;
+  requestStats: (() => RequestStats | undefined) | undefined;
   sourceCaughtUp: (() => boolean | undefined) | undefined;
 
   setState(state: RouteState): void {

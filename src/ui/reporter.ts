@@ -131,7 +131,7 @@ export class JsonReporter implements Reporter {
       dropped_fields: s.dropped,
       lossy_values: s.lossy,
       slot_lag_bytes: s.slotLagBytes ?? null,
-      requests: s.requests ?? null,
+      requests: s.requests ? { requests: s.requests.requests, statuses: s.requests.statuses } : null,
       source_pool: s.sourcePool ?? null,
       sink_pool: s.sinkPool ?? null,
     };

@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type http2 from 'node:http2';
 import type { Message, } from '../../core/message.js';
 import type { Reply } from '../../core/route.js';
+import { LatencyHistogram } from '../../core/latency.js';
 import { compress, negotiate } from './codecs.js';
 
 export type Req = http.IncomingMessage | http2.Http2ServerRequest;
@@ -16,6 +17,13 @@ export type Outcome = { reply: Reply } | { status: number; error: string };
  */
 export class Responder {
   readonly statuses: Record<string, number> = {};
+  readonly latency = new LatencyHistogram();
+  /** When each request arrived (its answer's latency is measured from there). */
+  private readonly arrived = new WeakMap<Req, number>();
+
+  arrival(req: Req): void {
+    this.arrived.set(req, performance.now());
+  }
 
   constructor(
     private readonly f: { compression_enabled: boolean; compression_threshold_bytes: number },
@@ -24,6 +32,8 @@ export class Responder {
 
   async send(req: Req, res: Res, status: number, body?: Buffer | string, headers: Record<string, string> = {}): Promise<void> {
     this.statuses[status] = (this.statuses[status] ?? 0) + 1;
+    const at = this.arrived.get(req);
+    if (at !== undefined) this.latency.observe((performance.now() - at) / 1000);
     if (res.headersSent || (res as http.ServerResponse).destroyed) return;
     let payload = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(body);
     const h: Record<string, string> = { ...headers };

@@ -5,7 +5,7 @@ import { BridgeError, configError } from '../../core/errors.js';
 import { parseId } from '../../core/ids.js';
 import { sleep } from '../../core/wakeup.js';
 import { Message } from '../../core/message.js';
-import type { PlanItem, Reply, Source, SourceBatch, SourceContext } from '../../core/route.js';
+import type { PlanItem, Reply, RequestStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
 import { Admission, pathOf } from './admission.js';
 import { readBody } from './body.js';
 import { BodyTooLarge, decompress } from './codecs.js';
@@ -113,6 +113,7 @@ export class HttpSource implements Source {
   }
 
   private async handle(req: Req, res: Res): Promise<void> {
+    this.responder.arrival(req);
     await this.ready;
     this.requests++;
     const r = this.responder;
@@ -214,10 +215,10 @@ export class HttpSource implements Source {
     await this.spool?.close();
   }
 
-  requestStats(): { requests: number; statuses: Record<string, number> } {
+  requestStats(): RequestStats {
     const statuses = { ...this.responder.statuses };
     if (this.rejected) statuses['rejected after 202'] = this.rejected;
-    return { requests: this.requests, statuses };
+    return { requests: this.requests, statuses, latency: this.responder.latency.snapshot() };
   }
 
   async plan(): Promise<PlanItem[]> {
