@@ -1,6 +1,7 @@
 import { BridgeError, configError, transientError } from '../core/errors.js';
 import type { CheckpointStore } from './envelope.js';
 import { objectKey } from './object-key.js';
+import { optionalImport } from '../core/optional.js';
 
 type ContainerClient = import('@azure/storage-blob').ContainerClient;
 
@@ -25,7 +26,7 @@ export class AzureCheckpointStore implements CheckpointStore {
   }
 
   async open(): Promise<void> {
-    const az = await import('@azure/storage-blob');
+    const az = await optionalImport<typeof import('@azure/storage-blob')>('@azure/storage-blob', 'an Azure Blob checkpoint_store');
     const env = process.env;
     let service;
     if (env.AZURE_STORAGE_CONNECTION_STRING) service = az.BlobServiceClient.fromConnectionString(env.AZURE_STORAGE_CONNECTION_STRING);

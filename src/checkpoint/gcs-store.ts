@@ -1,6 +1,7 @@
 import { BridgeError, configError, transientError } from '../core/errors.js';
 import type { CheckpointStore } from './envelope.js';
 import { objectKey } from './object-key.js';
+import { optionalImport } from '../core/optional.js';
 
 type Bucket = import('@google-cloud/storage').Bucket;
 
@@ -23,7 +24,7 @@ export class GcsCheckpointStore implements CheckpointStore {
   }
 
   async open(): Promise<void> {
-    const { Storage } = await import('@google-cloud/storage');
+    const { Storage } = await optionalImport<typeof import('@google-cloud/storage')>('@google-cloud/storage', 'a gs:// checkpoint_store');
     const emulator = process.env.STORAGE_EMULATOR_HOST;
     const storage = new Storage(emulator ? { apiEndpoint: emulator, projectId: process.env.GOOGLE_CLOUD_PROJECT ?? 'bridge' } : {});
     this.bucket = storage.bucket(this.bucketName);

@@ -1,5 +1,6 @@
 import { BridgeError, transientError } from '../core/errors.js';
 import type { CheckpointStore } from './envelope.js';
+import { optionalImport } from '../core/optional.js';
 
 type Collection = import('mongodb').Collection<{ _id: string; value: string; updated_at: Date }>;
 type MongoClient = import('mongodb').MongoClient;
@@ -21,7 +22,7 @@ export class MongoCheckpointStore implements CheckpointStore {
   }
 
   async open(): Promise<void> {
-    const { MongoClient } = await import('mongodb');
+    const { MongoClient } = await optionalImport<typeof import('mongodb')>('mongodb', 'a mongodb:// checkpoint_store');
     try {
       this.client = await MongoClient.connect(this.url, { serverSelectionTimeoutMS: 10_000 });
     } catch (e) {

@@ -1,6 +1,7 @@
 import { BridgeError, configError, transientError } from '../core/errors.js';
 import type { CheckpointStore } from './envelope.js';
 import { objectKey } from './object-key.js';
+import { optionalImport } from '../core/optional.js';
 
 type S3 = typeof import('@aws-sdk/client-s3');
 
@@ -27,7 +28,7 @@ export class S3CheckpointStore implements CheckpointStore {
   async open(): Promise<void> {
     // The SDK version is pinned by the lockfile; its notice about future Node versions is not the user's business.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-    this.sdk = await import('@aws-sdk/client-s3');
+    this.sdk = await optionalImport<S3>('@aws-sdk/client-s3', 'an s3:// checkpoint_store');
     const endpoint = process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
     this.client = new this.sdk.S3Client({
       region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',

@@ -84,11 +84,12 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
     ...(reply !== undefined ? { reply } : {}),
     ...(typeof o.deadLetter === 'string' ? { deadLetter: o.deadLetter } : {}),
   };
-  const many = await tableRoutes(args, o.exclude ?? [], (t) => process.stderr.write(redact(`bridge: warning: ${t}`) + '\n'), o.parallel).catch(failEarly);
+  const endless = mode === 'tail' && !args.exitWhenDrained;
+  const many = await tableRoutes(args, o.exclude ?? [], (t) => process.stderr.write(redact(`bridge: warning: ${t}`) + '\n'), o.parallel ?? (endless ? Infinity : 1)).catch(failEarly);
   if (many) {
     // A tail never ends by itself: with fewer slots than tables, the tables after them would never start.
-    if (mode === 'tail' && !args.exitWhenDrained && o.parallel !== undefined && o.parallel < many.length) failEarly(configError(`--parallel ${o.parallel} is fewer than the ${many.length} tables to tail: each tail holds its slot until stopped; leave --parallel out`));
-    return runSeveral(mode, many, { ...o, parallel: o.parallel ?? (mode === 'tail' && !args.exitWhenDrained ? many.length : 1) }, 'tables', stop.signal, setOnStop);
+    if (endless && o.parallel !== undefined && o.parallel < many.length) failEarly(configError(`--parallel ${o.parallel} is fewer than the ${many.length} tables to tail: each tail holds its slot until stopped; leave --parallel out`));
+    return runSeveral(mode, many, { ...o, parallel: o.parallel ?? (endless ? many.length : 1) }, 'tables', stop.signal, setOnStop);
   }
   const reporter = await makeReporter(o);
   if (stop.signal.aborted) reporter.info(`${lastSignal}: stopping`);

@@ -130,7 +130,9 @@ function routeOf(r: FileReader, node: unknown, mapName: string | undefined, i: n
   const dead = endpoint('dead_letter');
   for (const [k, e] of [['reply', reply], ['dead_letter', dead]] as const)
     if (e && e.opts.length) r.fail(values.get(k)!.value, `${path}.${k}`, 'write this endpoint as one URL (or a connection name with ?fields)');
-  const exclude = value('exclude');
+  // exclude: a, b_* or a YAML list.
+  const excludeNode = values.get('exclude')?.value;
+  const exclude = isSeq(excludeNode) ? (excludeNode.items as unknown[]).map((n, k) => r.text(n, `${path}.exclude[${k}]`)).join(',') : value('exclude');
   const flag = value('exit_when_drained');
   if (flag !== undefined && flag !== 'true' && flag !== 'false') r.fail(values.get('exit_when_drained')!.value, `${path}.exit_when_drained`, 'must be true or false');
   const batchSize = int('batch_size');

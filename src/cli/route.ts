@@ -26,6 +26,8 @@ export interface RouteArgs {
   reply?: string;
   /** --dead-letter: where rejected messages go, with the error in metadata. */
   deadLetter?: string;
+  /** Several routes share the dead-letter endpoint (a table list): a file is appended to, never rewritten. */
+  deadLetterShared?: boolean;
 }
 
 /** Resolves both endpoints; config mistakes surface here, before anything connects. */
@@ -93,7 +95,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     }
     if (dead) {
       deadSink = await createSink(dead);
-      await deadSink.open(sinkCtx);
+      await deadSink.open(a.deadLetterShared ? { ...sinkCtx, durable: true } : sinkCtx);
     }
     hub.mode = (await source.plan?.().catch(() => []))?.find((i) => i.label === 'mode')?.value ?? a.command;
     hub.sourcePool = () => source?.poolStats?.();

@@ -54,16 +54,17 @@ export async function routesOfFile(file: string, o: { dryRun: boolean; envFile?:
   const files = new Map<string, string>();
   const read = readRouteFile(file, o, warn);
   for (const fr of read.routes) {
+    // Endpoints first, each on its own (an error names the endpoint and field that is wrong), then the table list.
+    check({ name: fr.name, args: fr.args }, fr, files);
     let tables: NamedRoute[] | undefined;
     try {
       tables = await tableRoutes(fr.args, fr.exclude, warn, Infinity);
     } catch (e) {
-      throw located(e, fieldOf(e) === 'exclude' ? fr.where('route') : fr.where('source', fieldOf(e)));
+      const about = e instanceof Error ? e.message : '';
+      throw located(e, /^--exclude|^the sink's table/.test(about) ? fr.where(about.startsWith('--exclude') ? 'route' : 'sink') : fr.where('source', fieldOf(e)));
     }
-    for (const r of tables ?? [{ name: fr.name, args: fr.args }]) {
-      check(r, fr, files);
-      out.push(tables ? { name: `${fr.name}.${r.name}`, args: r.args } : r);
-    }
+    for (const r of tables ?? []) out.push({ name: `${fr.name}.${r.name}`, args: r.args });
+    if (!tables) out.push({ name: fr.name, args: fr.args });
   }
   return read.metrics === undefined ? { routes: out } : { routes: out, metrics: read.metrics };
 }

@@ -53,14 +53,30 @@ export async function runMany(routes: NamedRoute[], parallel: number, reporterFo
   return outcomes;
 }
 
-/** The line after the routes' own summaries: how many finished, failed or never started, and the rows. */
+/** A copy stopped by a signal before it drained its source: it did not finish (a tail's stop is its end). */
+const cutShort = (o: RouteOutcome): boolean => o.code === 0 && o.summary?.stopped === true && o.snapshot?.command === 'copy';
+
+/**
+ * The exit code of a run of several routes: the worst of theirs (README "Exit codes"); 130 when a
+ * signal stopped it before every copy finished (a copy stopped part-way, or one never started),
+ * so that an interrupted migration never looks like a finished one.
+ */
+export function exitOf(outcomes: RouteOutcome[]): number {
+  const worst = worstExit(outcomes.map((o) => o.code ?? 0));
+  if (worst !== 0) return worst;
+  return outcomes.some((o) => o.code === undefined || cutShort(o)) ? 130 : 0;
+}
+
+/** The line after the routes' own summaries: how many finished, were stopped, failed or never started, and the rows. */
 export function totalLine(command: string, what: string, outcomes: RouteOutcome[], elapsedMs: number): string {
-  const done = outcomes.filter((o) => o.code === 0 && o.summary?.ok);
+  const done = outcomes.filter((o) => o.code === 0 && o.summary?.ok && !cutShort(o));
+  const stopped = outcomes.filter(cutShort);
   const failed = outcomes.filter((o) => o.code !== undefined && o.code !== 0);
   const waiting = outcomes.filter((o) => o.code === undefined);
   const rows = outcomes.reduce((n, o) => n + (o.snapshot?.rowsWritten ?? 0), 0);
   const moved = outcomes.reduce((n, o) => n + (o.snapshot?.bytesWritten ?? 0), 0);
   const parts = [`${done.length} done`];
+  if (stopped.length) parts.push(`${stopped.length} stopped part-way (${stopped.map((o) => o.name).join(', ')})`);
   if (failed.length) parts.push(`${failed.length} failed (${failed.map((o) => `${o.name}: exit ${o.code}`).join(', ')})`);
   if (waiting.length) parts.push(`${waiting.length} not started (stopped first: ${waiting.map((o) => o.name).join(', ')})`);
   return redact(`bridge ${command}: ${outcomes.length} ${what}: ${parts.join(', ')}; ${num(rows)} rows, ${bytes(moved)} in ${duration(elapsedMs)}`);

@@ -6,7 +6,7 @@ import { positiveInt } from './args.js';
 import { makeReporter, metricsFor, progressMode, type CommonOpts } from './reporting.js';
 import { describeFailure } from './route.js';
 import { routesOfFile } from './run-file.js';
-import { runMany, totalLine, worstExit } from './run-many.js';
+import { exitOf, runMany, totalLine } from './run-many.js';
 import type { NamedRoute } from './table-routes.js';
 
 /** A mistake found before any route starts: one line, its exit code. */
@@ -25,10 +25,12 @@ export async function runSeveral(command: string, routes: NamedRoute[], o: Commo
   const onHub = await metricsFor(o).catch(failEarly);
   const outcomes = await runMany(routes, o.parallel ?? 1, (name) => board?.reporter(name) ?? makeReporter(o, name), stop, onHub);
   // A run shorter than the view's start-up ends before the board is drawn: its summaries as lines.
-  if (board && !(await board.close()))
+  if (board && !(await board.close())) {
+    for (const line of board.notes) process.stderr.write(`${line}\n`);
     for (const x of outcomes) if (x.snapshot && x.summary) new PlainReporter({ quiet: false, progress: false, intervalMs: 0, label: x.name }).finish(x.snapshot, x.summary);
+  }
   if (o.quiet !== true && o.progress !== 'json') process.stderr.write(totalLine(command, what, outcomes, Date.now() - started) + '\n');
-  process.exit(worstExit(outcomes.map((x) => x.code ?? 0)));
+  process.exit(exitOf(outcomes));
 }
 
 /** `bridge run <file>`: the routes of a route file, all at once unless --parallel says otherwise. */

@@ -33,7 +33,8 @@ export async function tableRoutes(a: RouteArgs, exclude: string[], warn: (s: str
   const schema = dst.spec.name === 'database' ? sinkSchema(dst.fields.table) : undefined;
   // Every table's route would open the same file: a copy from scratch rewrites it, and lines of routes running at once would interleave.
   if (dst.spec.name === 'ndjson' && !dst.stdio) throw configError('a list of tables cannot go into one NDJSON file (each table\'s copy would rewrite it): give a database sink, or one table per file');
-  if (dst.stdio && parallel > 1) throw configError('--parallel with several tables into stdout would interleave their lines: leave --parallel out (tables then follow one another)');
+  if (dst.stdio && parallel > 1)
+    throw configError(a.command === 'tail' ? 'tailing several tables into stdout would interleave their lines: tail into a database, or one table per process' : '--parallel with several tables into stdout would interleave their lines: leave --parallel out (tables then follow one another)');
   const tables = await listSourceTables(src, exclude, warn);
   const cursorId = src.given.has('cursor_id') ? String(src.fields.cursor_id) : undefined;
   const targets = new Map<string, string>();
@@ -47,6 +48,6 @@ export async function tableRoutes(a: RouteArgs, exclude: string[], warn: (s: str
     if (cursorId !== undefined) srcOpts.push(['cursor_id', `${cursorId}.${base}`]);
     // An ndjson or HTTP sink takes every table's rows as they are (no table field to set).
     const dstOpts: [string, string][] = dst.spec.name === 'database' ? [...a.dstOpts, ['table', target]] : a.dstOpts;
-    return { name: t, args: { ...a, srcOpts, dstOpts } };
+    return { name: t, args: { ...a, srcOpts, dstOpts, deadLetterShared: true } };
   });
 }

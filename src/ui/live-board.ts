@@ -43,7 +43,11 @@ export class LiveBoard {
     this.send({ type, title: this.title, rows: this.snapshotRows() });
   }
 
-  private line(text: string): void {
+  /** Warnings and notes, kept to be printed as lines if the view never comes up (a short run). */
+  readonly notes: string[] = [];
+
+  private line(text: string, note = true): void {
+    if (note) this.notes.push(redact(text));
     this.send({ type: 'board-line', text: redact(text) });
   }
 
@@ -61,7 +65,7 @@ export class LiveBoard {
       finish: (snapshot: StatsSnapshot, summary: Summary) => {
         row.final = snapshot;
         row.code = summary.exitCode;
-        if (summary.error) this.line(`bridge [${name}]: error: ${summary.error.message}${summary.error.hint ? ` (${summary.error.hint})` : ''}`);
+        if (summary.error) this.line(`bridge [${name}]: error: ${summary.error.message}${summary.error.hint ? ` (${summary.error.hint})` : ''}`, false);
       },
     };
   }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { bridge, spawnBridge, started, tempDir } from '../helpers/bridge.js';
 import { sqlite } from '../helpers/databases.js';
@@ -30,5 +31,22 @@ describe('a copy between two SQLite files gives the event loop its turns', () =>
     expect(stopped.exitCode).toBe(0);
     expect(stopped.stderr).toMatch(/bridge copy: stopped: [\d,]+ rows/);
     expect(stopped.stderr).not.toMatch(/60,000 rows/);
+  }, 60_000);
+
+  it('a sink file another process is reading (rollback journal) is written once the reader lets go', async () => {
+    const sink = path.join(dir, 'journal.db');
+    const db = sqlite(src);
+    await db.close();
+    const target = sqlite(sink);
+    await target.exec("PRAGMA journal_mode = DELETE; CREATE TABLE ev (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO ev VALUES (0, 'seed')");
+    await target.close();
+    // A reader holds a shared lock for 2 s: the copy's COMMIT must wait for it, not fail.
+    const reader = spawn('python3', ['-c', `import sqlite3, time\nc = sqlite3.connect(${JSON.stringify(sink)}, isolation_level=None)\nc.execute('BEGIN')\nc.execute('SELECT * FROM ev').fetchall()\nprint('reading', flush=True)\ntime.sleep(2)\nc.execute('COMMIT')`]);
+    await new Promise<void>((res) => reader.stdout.once('data', () => res()));
+    const r = await bridge(['copy', `sqlite://${src}?table=ev`, `sqlite://${sink}?table=ev&columns=auto`, '--batch-size', '1500', '--limit', '3000', '-q']);
+    expect({ code: r.exitCode, err: r.stderr }).toEqual({ code: 0, err: '' });
+    const after = sqlite(sink);
+    expect(await after.rows('SELECT COUNT(*) AS n FROM ev')).toEqual([{ n: 3001n }]);
+    await after.close();
   }, 60_000);
 });

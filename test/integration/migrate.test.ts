@@ -156,4 +156,13 @@ describe('migrate a 10-table schema, one command per hop, into created typed tab
   it('SQLite → MariaDB (table=*, every table of the file)', async () => {
     await hop(`sqlite://${lite}?table=*`, `${BACK}?columns=auto&auto_create_table=true`, (t) => `${BACK}?table=${t}`);
   }, 180_000);
+
+  it('a MariaDB table without a primary key keeps FLOAT exact (read as DOUBLE, not the 6 digits the text protocol prints)', async () => {
+    await my.query('USE mig_src; DROP TABLE IF EXISTS keyless_float; CREATE TABLE keyless_float (f float, d double); INSERT INTO keyless_float VALUES (16777216, 0.1), (1.1, -2.5e-10), (NULL, NULL)');
+    await pg.exec('DROP TABLE IF EXISTS mig.keyless_float');
+    const r = await bridge(['copy', `${SRC}?table=keyless_float`, `${PG_URL}?table=mig.keyless_float&columns=auto&auto_create_table=true`, '-q']);
+    expect({ code: r.exitCode, err: r.stderr }).toEqual({ code: 0, err: '' });
+    const rows = await pg.rows('SELECT f::float8::text AS f, d::text AS d FROM mig.keyless_float ORDER BY f NULLS LAST');
+    expect(rows).toEqual([{ f: '1.100000023841858', d: '-2.5e-10' }, { f: '16777216', d: '0.1' }, { f: null, d: null }]);
+  }, 60_000);
 });

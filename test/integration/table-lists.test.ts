@@ -1,6 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridge, tempDir } from '../helpers/bridge.js';
+import { bridge, spawnBridge, started, tempDir, waitFor } from '../helpers/bridge.js';
 import { allKinds, PG_URL, type TestDb } from '../helpers/databases.js';
 
 /** table=a,b / table=* / table=schema.* on a SQL source: one route per table, a line each, a total, the worst exit code. */
@@ -87,4 +88,28 @@ describe('many tables per run', () => {
     expect(again.stderr).toMatch(/\[tl\.alpha\]: done: 0 rows/);
     expect(again.stderr).toMatch(/\[tl\.beta\]: done: 1 rows/);
   });
+
+  it('the tables of a list share one dead-letter file: each appends, none rewrites it', async () => {
+    const target = lite('dead.db');
+    const pre = await bridge(['copy', `${PG_URL}?table=tl.alpha,tl.beta`, `${target}?columns=auto&auto_create_table=true`, '--limit', '1', '-q']);
+    expect(pre.exitCode).toBe(0);
+    const file = path.join(dir, 'dead.ndjson');
+    const r = await bridge(['copy', `${PG_URL}?table=tl.alpha,tl.beta`, `${target}?columns=auto`, '--dead-letter', `file://${file}`, '--progress', 'none']);
+    expect(r.exitCode).toBe(0);
+    const dead = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { metadata: Record<string, string> });
+    expect(dead.map((d) => d.metadata['bridge.error']!.replace(/^.*(UNIQUE constraint failed: \w+\.id).*$/, '$1')).sort()).toEqual(['UNIQUE constraint failed: alpha.id', 'UNIQUE constraint failed: beta.id']);
+  });
+
+  it('stopped before every table is copied: the total says so and the exit code is 130, not 0', async () => {
+    await db('postgres').exec('DROP TABLE IF EXISTS tl.big1, tl.big2; CREATE TABLE tl.big1 (id int PRIMARY KEY, v text); INSERT INTO tl.big1 SELECT g, repeat(\'x\', 50) FROM generate_series(1, 300000) g; CREATE TABLE tl.big2 (LIKE tl.big1 INCLUDING ALL)');
+    const p = spawnBridge(['copy', `${PG_URL}?table=tl.big1,tl.big2`, `${lite('stop.db')}?columns=auto&auto_create_table=true`, '--batch-size', '100', '--progress', 'none']);
+    await started(p);
+    await waitFor(async () => existsSync(path.join(dir, 'stop.db')));
+    await new Promise((res) => setTimeout(res, 500));
+    p.kill('SIGTERM');
+    const r = await p;
+    await db('postgres').exec('DROP TABLE tl.big1, tl.big2');
+    expect(r.stderr).toMatch(/bridge copy: 2 tables: 0 done, 1 stopped part-way \(tl\.big1\), 1 not started \(stopped first: tl\.big2\)/);
+    expect(r.exitCode).toBe(130);
+  }, 60_000);
 });

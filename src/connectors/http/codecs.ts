@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { BodyTooLarge } from './body-limit.js';
 import { decodeLz4Frames } from './lz4-frame.js';
+import { optionalImport } from '../../core/optional.js';
 
 export { BodyTooLarge } from './body-limit.js';
 
@@ -22,8 +23,8 @@ type ZstdBinding = { DCtx: new () => DCtx; DParameter: { windowLogMax: number } 
 let zstdLib: Zstd | undefined;
 let lz4Lib: Lz4 | undefined;
 let zstdBinding: ZstdBinding | undefined;
-const zstd = async (): Promise<Zstd> => (zstdLib ??= await import('zstd-napi'));
-const lz4 = async (): Promise<Lz4> => (lz4Lib ??= (await import('lz4-napi')) as unknown as Lz4);
+const zstd = async (): Promise<Zstd> => (zstdLib ??= await optionalImport<Zstd>('zstd-napi', 'zstd compression'));
+const lz4 = async (): Promise<Lz4> => (lz4Lib ??= await optionalImport<Lz4>('lz4-napi', 'lz4 compression'));
 const binding = (): ZstdBinding => (zstdBinding ??= createRequire(import.meta.url)('zstd-napi/binding') as ZstdBinding);
 
 export async function compress(codec: Codec, body: Buffer): Promise<Buffer> {

@@ -11,6 +11,6 @@ export function mysqlKind(kind: 'mysql' | 'mariadb'): KindDriver {
     classify: classifyMysql,
     loose: false,
     columnsWriter: async (db, o) => new (await import('./load-data.js')).MysqlColumnsWriter(db, o),
-    keylessReader: async (db, table, rows) => new (await import('./read-stream.js')).StreamReader(db, table, rows),
+    keylessReader: async (db, table, rows, select) => new (await import('./read-stream.js')).StreamReader(db, table, rows, select),
   };
 }

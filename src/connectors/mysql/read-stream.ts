@@ -1,3 +1,4 @@
+import { BridgeError } from '../../core/errors.js';
 import type { PlanItem, SourceBatch } from '../../core/route.js';
 import type { Database, HeldTransaction } from '../sql/database.js';
 import type { Reader } from '../sql/reader.js';
@@ -25,21 +26,36 @@ export class StreamReader implements Reader {
     private readonly db: Database,
     private readonly table: string,
     private readonly rows: RowMessages,
+    /** The select list (FLOAT read as DOUBLE: the text protocol prints 6 digits of a FLOAT). */
+    private readonly select: string,
   ) {}
 
   private async start(): Promise<AsyncIterator<unknown[]>> {
     this.tx = await this.db.begin(false);
-    await this.tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ').catch(() => {});
+    // The server waits on the socket while the sink catches up (retries included): not 60 s, as by default.
+    await this.tx.query('SET SESSION net_write_timeout = 86400');
     // The promise API has no streaming query: its underlying callback connection does.
     const raw = ((this.tx.conn as MysqlConnection).conn as unknown as { connection: unknown }).connection as {
       query(o: { sql: string; rowsAsArray: boolean }): { on(e: 'fields', f: (x: Field[]) => void): void; stream(o: { highWaterMark: number }): AsyncIterable<unknown[]> };
     };
-    const q = raw.query({ sql: `SELECT * FROM ${this.db.dialect.table(this.table)}`, rowsAsArray: true });
+    const q = raw.query({ sql: `SELECT ${this.select} FROM ${this.db.dialect.table(this.table)}`, rowsAsArray: true });
     q.on('fields', (fs) => (this.fields = fs.map((f) => ({ name: f.name, type: fieldType(f) }))));
     return q.stream({ highWaterMark: 256 })[Symbol.asyncIterator]();
   }
 
   async poll(max: number): Promise<SourceBatch | null> {
+    try {
+      return await this.next(max);
+    } catch (e) {
+      // A stream cut off part-way cannot resume where it was: the copy fails (and starts over when run again).
+      await this.close();
+      const error = this.db.driver.classify(e);
+      // Retrying would read the table again from its first row: the run stops instead (exit 3), to be run again.
+      throw error.kind === 'transient' ? new BridgeError('connect', `reading ${this.table} (no primary key) was cut off after ${this.read} rows and cannot resume: ${error.message}`, { cause: e }) : error;
+    }
+  }
+
+  private async next(max: number): Promise<SourceBatch | null> {
     if (this.done) return null;
     this.iterator ??= await this.start();
     const batch: unknown[][] = [];

@@ -33,7 +33,7 @@ export interface KindDriver {
   /** bulk_copy=true: the plan is checked before connecting (a config error), the writer made after. */
   bulkCopy?(insert: TokenQuery): Promise<(db: Database) => Writer>;
   /** A snapshot of a table without a primary key, paged by the kind's physical row position. */
-  keylessReader?(db: Database, table: string, rows: RowMessages): Promise<Reader>;
+  keylessReader?(db: Database, table: string, rows: RowMessages, select: string): Promise<Reader>;
   /**
    * Reads one key range of a table in the kind's own wire format (PostgreSQL COPY text): a sink of
    * the same kind takes the bytes unchanged. `select` may hold bound parameters.

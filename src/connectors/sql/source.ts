@@ -121,7 +121,7 @@ export class SqlSource implements Source {
     if (pk.length === 0 && !this.db.dialect.rowPosition && !this.db.driver.keylessReader)
       throw configError(`${this.table} has no primary key to page by: give --cursor-column <column> (any ascending column)`);
     if (queue) return new SnapshotReader({ db: this.db, table: this.table, key: [this.column('id', 'id')], rows, payloadColumn: 'payload' });
-    if (pk.length === 0 && this.db.driver.keylessReader) return this.db.driver.keylessReader(this.db, this.table, rows);
+    if (pk.length === 0 && this.db.driver.keylessReader) return this.db.driver.keylessReader(this.db, this.table, rows, select);
     return new SnapshotReader({ db: this.db, select, table: this.table, key: pk, rows });
   }
 

@@ -33,11 +33,13 @@ export class SqliteConnection implements SqlConnection {
   /**
    * A locked database is waited for here, asynchronously: better-sqlite3's own busy timeout waits
    * by blocking the thread, and when the lock is held by another connection of this process (two
-   * routes writing one file) that holder can then never commit. Inside a transaction the wait is
-   * not repeated (the statement's transaction is what must be retried): SQLITE_BUSY is transient.
+   * routes writing one file) that holder can then never commit. SQLite says which statements may
+   * be tried again after SQLITE_BUSY: one outside a transaction, and COMMIT (a reader of a
+   * rollback-journal file holds it off). Any other statement inside a transaction is not repeated:
+   * its batch is what must be retried (transient).
    */
   async query(sql: string, params: readonly unknown[] = []): Promise<SqlResult> {
-    const inTransaction = this.db.inTransaction;
+    const inTransaction = this.db.inTransaction && !/^\s*(COMMIT|END)\b/i.test(sql);
     for (let waited = 0; ; ) {
       try {
         return this.run(sql, params);
@@ -116,6 +118,7 @@ export function sqlitePoolFactory(ep: Endpoint): PoolFactory<SqliteConnection> {
     async ping(c) {
       c.db.prepare('SELECT 1').get();
     },
-    isBroken: () => false,
+    // A connection that failed inside a transaction (a COMMIT that never got its lock) is not given out again.
+    isBroken: (c) => c.db.inTransaction,
   };
 }

@@ -6,12 +6,13 @@ import { isNetworkError, isTlsError, wrap } from '../sql/errors.js';
 import type { PoolFactory } from '../sql/pool.js';
 import type { SqlConnection, SqlResult } from '../sql/types.js';
 import { tediousType } from './types.js';
+import { optionalImport } from '../../core/optional.js';
 
 type Tedious = typeof import('tedious');
 type TediousConnection = import('tedious').Connection;
 
 let lib: Tedious | undefined;
-const tedious = async (): Promise<Tedious> => (lib ??= (await import('tedious')).default as unknown as Tedious);
+const tedious = async (): Promise<Tedious> => (lib ??= (await optionalImport<{ default: Tedious }>('tedious', 'SQL Server (sqlserver://)')).default);
 
 /** tedious options a URL may pass through (plain values only). */
 const PASSABLE = new Set(['instanceName', 'connectTimeout', 'requestTimeout', 'appName', 'packetSize', 'tdsVersion', 'multiSubnetFailover', 'readOnlyIntent', 'language', 'dateFirst', 'connectionRetryInterval', 'maxRetriesOnTransientErrors']);
