@@ -16,7 +16,7 @@ describe('bash completion', () => {
     expect(complete('bridge co')).toEqual(['copy', 'connectors', 'completion']);
     expect(complete('bridge ru')).toEqual(['run']);
     expect(complete('bridge run --env')).toEqual(['--env-file']);
-    expect(complete('bridge copy --par')).toEqual(['--parallel']);
+    expect(complete('bridge copy --par')).toEqual(['--parallel', '--partition']);
     expect(complete('bridge run completions/bridge.b')).toEqual(['completions/bridge.bash']);
     expect(complete('bridge tail --cursor')).toEqual(['--cursor-column', '--cursor-id', '--cursor-lag-ms']);
     expect(complete('bridge copy my')).toEqual(['mysql://']);

@@ -178,6 +178,10 @@ export class MysqlDialect extends Dialect {
     return r.rows.map((x) => String(x[0]));
   }
 
+  keyHash(cols: string[]): string {
+    return `CRC32(CONCAT_WS(',', ${cols.join(', ')}))`;
+  }
+
   /** information_schema.TABLES.TABLE_ROWS (InnoDB's estimate). */
   override async estimateRows(conn: SqlConnection, table: string): Promise<number> {
     const r = await conn.query('SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?', [this.schemaOf(table) ?? null, this.baseName(table)]);

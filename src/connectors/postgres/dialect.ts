@@ -105,6 +105,10 @@ export class PostgresDialect extends Dialect {
     return r.rows.map((x) => String(x[0]));
   }
 
+  keyHash(cols: string[]): string {
+    return `hashtext(concat_ws(',', ${cols.map((c) => `${c}::text`).join(', ')}))::bigint`;
+  }
+
   /** pg_class.reltuples (statistics); a table never analysed is counted. */
   override async estimateRows(conn: SqlConnection, table: string): Promise<number> {
     const r = await conn.query(`SELECT reltuples::bigint::text FROM pg_class WHERE oid = to_regclass($1)`, [this.table(table)]);

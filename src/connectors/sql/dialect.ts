@@ -140,6 +140,9 @@ export abstract class Dialect {
    */
   abstract listTables(conn: SqlConnection, schema: string | undefined): Promise<string[]>;
 
+  /** A deterministic integer hash of a row's key values (`--partition`): any spread will do, the same every time. */
+  abstract keyHash(cols: string[]): string;
+
   /** Rows in a table, cheaply where the kind keeps statistics (exact count otherwise). */
   async estimateRows(conn: SqlConnection, table: string): Promise<number> {
     const r = await conn.query(`SELECT COUNT(*) FROM ${this.table(table)}`);

@@ -13,6 +13,7 @@ import { LeaseReader } from './read-lease.js';
 import { SelectReader } from './read-select.js';
 import { SnapshotReader } from './read-snapshot.js';
 import type { Reader } from './reader.js';
+import { parsePartition, partitionedDb, partPredicate } from './partition.js';
 import { RowMessages } from './rows.js';
 import { INTEGER_TYPES, isQueueShape, type TableInfo } from './types.js';
 
@@ -27,6 +28,8 @@ export class SqlSource implements Source {
   private info!: TableInfo;
   /** The last poll found nothing: the source waits for new rows. */
   private waiting = false;
+  /** partition=k/N, as the plan shows it. */
+  private part: string | undefined;
 
   constructor(private readonly ep: Endpoint) {}
 
@@ -69,6 +72,11 @@ export class SqlSource implements Source {
     });
     const pk = this.info.primaryKey.map((k) => this.column(k, 'primary key'));
     const select = this.db.dialect.selectList(this.info);
+    const part = f.partition === undefined ? undefined : parsePartition(f.partition as string);
+    if (part && pk.length === 0) throw configError(`partition needs a primary key on ${this.table}: the rows are split by the hash of their key`);
+    // The readers of one part see the table as that part's rows (sql/partition.ts).
+    const readDb = part ? partitionedDb(this.db, this.table, pk, part) : this.db;
+    this.part = part && `part ${part.k} of ${part.n}: rows where ${partPredicate(this.db.dialect, pk, part)}`;
     const deletes = f.delete_after_read === true;
     if (f.select_query !== undefined) {
       if (deletes && pk.length === 0) throw configError(`delete_after_read needs a primary key on ${this.table} to delete the rows select_query returned`);
@@ -90,14 +98,14 @@ export class SqlSource implements Source {
         this.durablePosition = true;
       }
       const reader = new CursorReader({
-        db: this.db,
+        db: readDb,
         select,
         table: this.table,
         column,
         primaryKey: pk,
         rows,
         store: this.store,
-        cursorId: f.cursor_id as string | undefined,
+        cursorId: f.cursor_id === undefined ? undefined : part ? `${f.cursor_id as string}.part${part.k}of${part.n}` : (f.cursor_id as string),
         lagMs: f.cursor_lag_ms as number,
         settleMs: this.ctx.mode === 'copy' || this.ctx.exitWhenDrained ? 2000 : 0,
         warn: this.ctx.warn,
@@ -120,9 +128,9 @@ export class SqlSource implements Source {
       );
     if (pk.length === 0 && !this.db.dialect.rowPosition && !this.db.driver.keylessReader)
       throw configError(`${this.table} has no primary key to page by: give --cursor-column <column> (any ascending column)`);
-    if (queue) return new SnapshotReader({ db: this.db, table: this.table, key: [this.column('id', 'id')], rows, payloadColumn: 'payload' });
+    if (queue) return new SnapshotReader({ db: readDb, table: this.table, key: [this.column('id', 'id')], rows, payloadColumn: 'payload' });
     if (pk.length === 0 && this.db.driver.keylessReader) return this.db.driver.keylessReader(this.db, this.table, rows, select);
-    return new SnapshotReader({ db: this.db, select, table: this.table, key: pk, rows });
+    return new SnapshotReader({ db: readDb, select, table: this.table, key: pk, rows });
   }
 
   async next(max: number, signal: AbortSignal): Promise<SourceBatch | null> {
@@ -156,7 +164,7 @@ export class SqlSource implements Source {
 
   async plan(): Promise<PlanItem[]> {
     const cols = this.info.columns.map((c) => `${c.name} ${c.dbType}`).join(', ');
-    return [{ label: 'source', value: `${this.ep.kind} table ${this.table} (${cols})` }, ...this.reader.plan()];
+    return [{ label: 'source', value: `${this.ep.kind} table ${this.table} (${cols})` }, ...(this.part ? [{ label: 'partition', value: this.part }] : []), ...this.reader.plan()];
   }
 
   async describeTable(profile = false): Promise<DescribedTable | undefined> {

@@ -68,6 +68,12 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
   { name: 'cursor_column', type: 'string', roles: CONSUMER, description: 'Read without deleting or locking, paged by this ascending column; ties are exact.' },
   { name: 'cursor_id', type: 'string', roles: CONSUMER, description: 'Name under which the cursor position is persisted, so a restart resumes.' },
   {
+    name: 'partition',
+    type: 'string',
+    roles: CONSUMER,
+    description: 'k/N: read only the rows whose primary key hashes to part k of N (0 <= k < N), so N processes share one table; the union of the N parts is the table. With cursor_id, each part keeps its position as <cursor_id>.part<k>of<N>.',
+  },
+  {
     name: 'cursor_lag_ms',
     type: 'integer',
     default: 0,

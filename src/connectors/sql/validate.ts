@@ -1,6 +1,7 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import { configError } from '../../core/errors.js';
 import { kindEntry } from '../kinds.js';
+import { parsePartition } from './partition.js';
 
 const has = (ep: Endpoint, f: string): boolean => ep.given.has(f);
 
@@ -43,6 +44,12 @@ export function validateDatabaseEndpoint(ep: Endpoint): void {
       if (has(ep, 'temporary_slot')) throw configError('temporary_slot needs publication (change capture)');
     }
     if (f.source_metadata === true && !has(ep, 'cursor_column') && !has(ep, 'publication')) throw configError('source_metadata needs cursor_column (a unique integer column)');
+    if (has(ep, 'partition')) {
+      parsePartition(f.partition as string);
+      for (const other of ['select_query', 'delete_after_read', 'publication'])
+        if (has(ep, other) && ep.fields[other] !== false)
+          throw configError(`partition cannot be combined with ${other}: it splits a table read by its key (a copy, or a tail with cursor_column)${other === 'delete_after_read' ? '; a queue is already shared by running more readers' : ''}`);
+    }
     if (has(ep, 'cursor_id') && !has(ep, 'cursor_column')) throw configError('cursor_id needs cursor_column: only cursor paging has a position to persist');
     if (has(ep, 'cursor_lag_ms') && !has(ep, 'cursor_column')) throw configError('cursor_lag_ms needs cursor_column: it widens cursor paging\'s wait for rows committed late');
     if (has(ep, 'checkpoint_store') && !has(ep, 'cursor_id')) throw configError('checkpoint_store needs cursor_id (the name under which the position is kept)');

@@ -48,6 +48,11 @@ export class SqliteDialect extends Dialect {
     return `strftime('%Y-%m-%d %H:%M:%f','now','+${Math.trunc(seconds)} seconds')`;
   }
 
+  /** bridge_key_hash is registered on every connection (driver.ts): SQLite has no hash function of its own. */
+  keyHash(cols: string[]): string {
+    return `bridge_key_hash(${cols.map((c) => `CAST(${c} AS TEXT)`).join(" || ',' || ")})`;
+  }
+
   async listTables(conn: SqlConnection, schema: string | undefined): Promise<string[]> {
     const prefix = schema ? `${this.quote(schema)}.` : '';
     const r = await conn.query(`SELECT name FROM ${prefix}sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`);

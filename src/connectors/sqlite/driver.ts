@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, configError, type ErrorKind } from '../../core/errors.js';
 import { wrap } from '../sql/errors.js';
@@ -98,6 +99,7 @@ export function sqlitePoolFactory(ep: Endpoint): PoolFactory<SqliteConnection> {
         throw classifySqlite(e, true);
       }
       try {
+        db.function('bridge_key_hash', { deterministic: true }, (text: unknown) => crc32(String(text)));
         // A file bridge creates gets WAL, so readers and the writer do not block each other.
         if (isNew) db.pragma('journal_mode = WAL');
         if (first && ep.passthrough.length > 0) {

@@ -183,6 +183,10 @@ export class SqlServerDialect extends Dialect {
     return r.rows.map((x) => String(x[0]));
   }
 
+  keyHash(cols: string[]): string {
+    return `CAST(CHECKSUM(CONCAT_WS(',', ${cols.join(', ')})) AS bigint)`;
+  }
+
   override async estimateRows(conn: SqlConnection, table: string): Promise<number> {
     const r = await conn.query(`SELECT SUM(p.rows) FROM sys.partitions p WHERE p.object_id = OBJECT_ID(@p1) AND p.index_id IN (0, 1)`, [this.objectName(table)]);
     const n = r.rows[0]?.[0];
