@@ -9,7 +9,7 @@ import { positiveInt } from './args.js';
 import { makeReporter, metricsFor, type CommonOpts } from './reporting.js';
 import { DEFAULT_BATCH, runCommand, type RouteArgs } from './route.js';
 import { failEarly, routeFileCommand, runSeveral } from './several.js';
-import { tableRoutes } from './table-routes.js';
+import { splitRoutes, tableRoutes } from './table-routes.js';
 
 const VERSION = '0.1.0';
 
@@ -54,7 +54,7 @@ function addRouteOptions(cmd: Command, mode: 'copy' | 'tail' | 'serve'): Command
   if (mode !== 'serve')
     cmd
       .option('--exclude <tables>', 'with table=* / table=a,b / table=schema.* on the source: tables to leave out (comma list, * patterns; repeatable)', list)
-      .option('--parallel <n>', 'with several source tables: tables at a time (copy: default 1; tail: all, each follows until stopped)', positiveInt('--parallel'));
+      .option('--parallel <n>', 'with several source tables: tables at a time (copy: default 1; tail: all); with one table (copy): N connections, each reading a key range', positiveInt('--parallel'));
   for (const f of fieldFlags()) {
     const side = f.role === 'consumer' ? 'source' : 'sink';
     const first = f.description.split(/(?<=\.)\s/)[0];
@@ -90,6 +90,11 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
     // A tail never ends by itself: with fewer slots than tables, the tables after them would never start.
     if (endless && o.parallel !== undefined && o.parallel < many.length) failEarly(configError(`--parallel ${o.parallel} is fewer than the ${many.length} tables to tail: each tail holds its slot until stopped; leave --parallel out`));
     return runSeveral(mode, many, { ...o, parallel: o.parallel ?? (endless ? many.length : 1) }, 'tables', stop.signal, setOnStop);
+  }
+  if (o.parallel !== undefined && o.parallel > 1) {
+    // One table, N connections: each reads a key range of it.
+    const parts = await splitRoutes(args, o.parallel, (t) => process.stderr.write(redact(`bridge: warning: ${t}`) + '\n')).catch(failEarly);
+    return runSeveral(mode, parts, { ...o, parallel: parts.length }, 'parts', stop.signal, setOnStop);
   }
   const reporter = await makeReporter(o);
   if (stop.signal.aborted) reporter.info(`${lastSignal}: stopping`);

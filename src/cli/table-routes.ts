@@ -1,5 +1,5 @@
 import { resolveEndpoint } from '../config/endpoint.js';
-import { listSourceTables, namesSeveralTables, specForScheme } from '../connectors/registry.js';
+import { listSourceTables, namesSeveralTables, specForScheme, splitSourceTable } from '../connectors/registry.js';
 import { configError } from '../core/errors.js';
 import type { RouteArgs } from './route.js';
 
@@ -49,5 +49,23 @@ export async function tableRoutes(a: RouteArgs, exclude: string[], warn: (s: str
     // An ndjson or HTTP sink takes every table's rows as they are (no table field to set).
     const dstOpts: [string, string][] = dst.spec.name === 'database' ? [...a.dstOpts, ['table', target]] : a.dstOpts;
     return { name: t, args: { ...a, srcOpts, dstOpts, deadLetterShared: true } };
+  });
+}
+
+/**
+ * `--parallel N` on a copy of one table: N routes, each reading a key range (or a hash part) of it
+ * over its own connection, into the same sink; with cursor_id each keeps `<cursor_id>.range<k>of<N>`.
+ */
+export async function splitRoutes(a: RouteArgs, n: number, warn: (s: string) => void): Promise<NamedRoute[]> {
+  if (a.command !== 'copy') throw configError('--parallel on one table is for copy: a tail follows its table with one connection (use --partition k/N to split it across processes)');
+  const src = resolveEndpoint(a.src, 'consumer', specForScheme, a.srcOpts);
+  for (const f of ['partition', 'key_range', 'select_query', 'delete_after_read', 'publication'])
+    if (src.given.has(f) && src.fields[f] !== false) throw configError(`--parallel splits the table itself; it cannot be combined with ${f}`);
+  const parts = await splitSourceTable(src, n, warn);
+  const cursorId = src.given.has('cursor_id') ? String(src.fields.cursor_id) : undefined;
+  return parts.map((field, k) => {
+    const srcOpts: [string, string][] = [...a.srcOpts, field];
+    if (cursorId !== undefined) srcOpts.push(['cursor_id', `${cursorId}.range${k}of${parts.length}`]);
+    return { name: field[0] === 'key_range' ? `${String(src.fields.table)}[${field[1]}]` : `${String(src.fields.table)}#${field[1]}`, args: { ...a, srcOpts, deadLetterShared: true } };
   });
 }

@@ -52,3 +52,9 @@ export function namesSeveralTables(ep: Endpoint): boolean {
   const t = ep.fields.table;
   return ep.spec.name === 'database' && typeof t === 'string' && /[*,]/.test(t);
 }
+
+/** `--parallel N` on one database table: the source field of each of its N parts (see sql/table-split.ts). */
+export async function splitSourceTable(ep: Endpoint, n: number, warn: (s: string) => void): Promise<[string, string][]> {
+  if (ep.spec.name !== 'database') throw configError(`--parallel splits a database table; the ${ep.kind} source has none`);
+  return (await import('./sql/table-split.js')).splitTable(ep, n, warn);
+}

@@ -79,4 +79,34 @@ describe('partition k/N: four processes, one table', () => {
     // Every process kept its own position.
     expect((await pg.rows("SELECT cursor_id FROM bridge_cursors_part_src ORDER BY 1")).map((r) => r.cursor_id)).toEqual(Array.from({ length: N }, (_, k) => `job.part${k}of${N}`));
   }, 120_000);
+
+  it('--parallel N on one table: N connections, each a key range (integer key) or a hash part (other keys); the union is the table', async () => {
+    await pg.exec(`DROP TABLE IF EXISTS par_copy, par_text, par_text_copy; CREATE TABLE par_copy (id int PRIMARY KEY, k text, v text);
+      CREATE TABLE par_text (k text PRIMARY KEY, n int); INSERT INTO par_text SELECT 'k' || g, g FROM generate_series(1, 5000) g;
+      CREATE TABLE par_text_copy (k text PRIMARY KEY, n int)`);
+    const r = await bridge(['copy', `${PG_URL}?table=part_src`, `${PG_URL}?table=par_copy&columns=auto`, '--parallel', '3', '--progress', 'plain']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr.match(/^bridge copy \[part_src\[(\d*)\.\.(\d*)\]\]: done: /gm)).toHaveLength(3);
+    expect(r.stderr).toMatch(/^bridge copy: 3 parts: 3 done; /m);
+    const [src] = await pg.rows('SELECT COUNT(*)::int AS n, SUM(id)::bigint::text AS s FROM part_src');
+    expect(await pg.rows('SELECT COUNT(*)::int AS n, SUM(id)::bigint::text AS s FROM par_copy')).toEqual([src]);
+    const t = await bridge(['copy', `${PG_URL}?table=par_text`, `${PG_URL}?table=par_text_copy&columns=auto`, '--parallel', '2', '--progress', 'plain']);
+    expect(t.exitCode).toBe(0);
+    expect(t.stderr).toMatch(/\[par_text#0\/2\]: done: /);
+    expect(await pg.rows('SELECT COUNT(*)::int AS n, SUM(n)::int AS s FROM par_text_copy')).toEqual([{ n: 5000, s: 12502500 }]);
+  }, 60_000);
+
+  it('mistakes: a reversed key_range, key_range on a text key, --parallel on a tail, partition with a queue', async () => {
+    const cases: [string[], RegExp][] = [
+      [['copy', `${PG_URL}?table=part_src&key_range=500..20`, '-'], /key_range=500\.\.20 is not lo\.\.hi with integers lo < hi/],
+      [['copy', `${PG_URL}?table=par_text&key_range=1..5`, '-'], /key_range needs a primary key of one integer column; par_text's is k text/],
+      [['tail', `${PG_URL}?table=part_src&cursor_column=id`, '-', '--parallel', '2'], /--parallel on one table is for copy/],
+      [['copy', `${PG_URL}?table=part_src&delete_after_read=true&partition=0/2`, '-'], /partition cannot be combined with delete_after_read: .* a queue is already shared by running more readers/],
+      [['copy', `${PG_URL}?table=part_src&partition=4/4`, '-'], /partition=4\/4 is not k\/N with 0 <= k < N/],
+    ];
+    for (const [args, want] of cases) {
+      const r = await bridge(args);
+      expect({ args: args.join(' '), code: r.exitCode, err: r.stderr }).toEqual({ args: args.join(' '), code: 2, err: expect.stringMatching(want) });
+    }
+  }, 60_000);
 });

@@ -140,6 +140,11 @@ export abstract class Dialect {
    */
   abstract listTables(conn: SqlConnection, schema: string | undefined): Promise<string[]>;
 
+  /** The lower bound of a key range (`key_range=lo..`), ANDed with each page's own `key > last`. */
+  keyAtLeast(col: string, lo: string): string {
+    return `${col} >= ${lo}`;
+  }
+
   /** A deterministic integer hash of a row's key values (`--partition`): any spread will do, the same every time. */
   abstract keyHash(cols: string[]): string;
 

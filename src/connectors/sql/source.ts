@@ -13,7 +13,7 @@ import { LeaseReader } from './read-lease.js';
 import { SelectReader } from './read-select.js';
 import { SnapshotReader } from './read-snapshot.js';
 import type { Reader } from './reader.js';
-import { parsePartition, partitionedDb, partPredicate } from './partition.js';
+import { parseKeyRange, parsePartition, partitionedDb, partPredicate, rangePredicate } from './partition.js';
 import { RowMessages } from './rows.js';
 import { INTEGER_TYPES, isQueueShape, type TableInfo } from './types.js';
 
@@ -74,9 +74,12 @@ export class SqlSource implements Source {
     const select = this.db.dialect.selectList(this.info);
     const part = f.partition === undefined ? undefined : parsePartition(f.partition as string);
     if (part && pk.length === 0) throw configError(`partition needs a primary key on ${this.table}: the rows are split by the hash of their key`);
+    const range = f.key_range === undefined ? undefined : parseKeyRange(f.key_range as string);
+    if (range && (pk.length !== 1 || !INTEGER_TYPES.has(pk[0]!.type))) throw configError(`key_range needs a primary key of one integer column; ${this.table}'s is ${pk.map((c) => `${c.name} ${c.dbType}`).join(', ') || 'missing'}`);
+    const predicate = part ? partPredicate(this.db.dialect, pk, part) : range ? rangePredicate(this.db.dialect, pk[0]!, range) : undefined;
     // The readers of one part see the table as that part's rows (sql/partition.ts).
-    const readDb = part ? partitionedDb(this.db, this.table, pk, part) : this.db;
-    this.part = part && `part ${part.k} of ${part.n}: rows where ${partPredicate(this.db.dialect, pk, part)}`;
+    const readDb = predicate ? partitionedDb(this.db, this.table, predicate) : this.db;
+    this.part = predicate && `${part ? `part ${part.k} of ${part.n}` : `key range ${f.key_range as string}`}: rows where ${predicate}`;
     const deletes = f.delete_after_read === true;
     if (f.select_query !== undefined) {
       if (deletes && pk.length === 0) throw configError(`delete_after_read needs a primary key on ${this.table} to delete the rows select_query returned`);

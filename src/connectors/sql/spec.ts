@@ -74,6 +74,12 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
     description: 'k/N: read only the rows whose primary key hashes to part k of N (0 <= k < N), so N processes share one table; the union of the N parts is the table. With cursor_id, each part keeps its position as <cursor_id>.part<k>of<N>.',
   },
   {
+    name: 'key_range',
+    type: 'string',
+    roles: CONSUMER,
+    description: 'lo..hi: read only the rows with lo <= key < hi (a primary key of one integer column; either end may be left out). What --parallel N gives each of its N connections.',
+  },
+  {
     name: 'cursor_lag_ms',
     type: 'integer',
     default: 0,

@@ -1,7 +1,7 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import { configError } from '../../core/errors.js';
 import { kindEntry } from '../kinds.js';
-import { parsePartition } from './partition.js';
+import { parseKeyRange, parsePartition } from './partition.js';
 
 const has = (ep: Endpoint, f: string): boolean => ep.given.has(f);
 
@@ -44,11 +44,13 @@ export function validateDatabaseEndpoint(ep: Endpoint): void {
       if (has(ep, 'temporary_slot')) throw configError('temporary_slot needs publication (change capture)');
     }
     if (f.source_metadata === true && !has(ep, 'cursor_column') && !has(ep, 'publication')) throw configError('source_metadata needs cursor_column (a unique integer column)');
-    if (has(ep, 'partition')) {
-      parsePartition(f.partition as string);
+    if (has(ep, 'partition') && has(ep, 'key_range')) throw configError('partition and key_range cannot be combined: each splits the table its own way');
+    for (const field of ['partition', 'key_range'].filter((x) => has(ep, x))) {
+      if (field === 'partition') parsePartition(f.partition as string);
+      else parseKeyRange(f.key_range as string);
       for (const other of ['select_query', 'delete_after_read', 'publication'])
         if (has(ep, other) && ep.fields[other] !== false)
-          throw configError(`partition cannot be combined with ${other}: it splits a table read by its key (a copy, or a tail with cursor_column)${other === 'delete_after_read' ? '; a queue is already shared by running more readers' : ''}`);
+          throw configError(`${field} cannot be combined with ${other}: it splits a table read by its key (a copy, or a tail with cursor_column)${other === 'delete_after_read' ? '; a queue is already shared by running more readers' : ''}`);
     }
     if (has(ep, 'cursor_id') && !has(ep, 'cursor_column')) throw configError('cursor_id needs cursor_column: only cursor paging has a position to persist');
     if (has(ep, 'cursor_lag_ms') && !has(ep, 'cursor_column')) throw configError('cursor_lag_ms needs cursor_column: it widens cursor paging\'s wait for rows committed late');

@@ -48,6 +48,15 @@ export class SqliteDialect extends Dialect {
     return `strftime('%Y-%m-%d %H:%M:%f','now','+${Math.trunc(seconds)} seconds')`;
   }
 
+  /**
+   * SQLite seeks by one lower bound of a rowid: given the range's and the page's, it took the
+   * range's and scanned every row before the page (a 1M-row copy in 2 parts: 20 s instead of 6).
+   * `+` keeps the range's bound out of the index: pages seek by their own.
+   */
+  override keyAtLeast(col: string, lo: string): string {
+    return `+${col} >= ${lo}`;
+  }
+
   /** bridge_key_hash is registered on every connection (driver.ts): SQLite has no hash function of its own. */
   keyHash(cols: string[]): string {
     return `bridge_key_hash(${cols.map((c) => `CAST(${c} AS TEXT)`).join(" || ',' || ")})`;
