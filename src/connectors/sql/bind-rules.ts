@@ -44,6 +44,12 @@ export interface KindHolds {
 /** Turns one payload field (plus the source's raw value, for loose sources) into what the driver binds. */
 export type Converter = (f: RawField, native?: unknown) => unknown;
 
+/** What a NativeConverter answers for a value it does not take: the full converter (with the field) decides. */
+export const NEED_FIELD = Symbol('need the field');
+
+/** Converts the driver's own value where that is the whole job; NEED_FIELD otherwise. */
+export type NativeConverter = (native: unknown) => unknown;
+
 /** The converter of a column whose source has the same type on the same kind: it needs only the driver's value. */
 export const PASS_THROUGH: Converter = (_f, native) => native ?? null;
 

@@ -1,10 +1,10 @@
 import { parseJsonExact, isJson, type JsonNode } from '../../core/json-exact.js';
 import { stringValue, type RawField } from '../../core/json-fields.js';
-import { BASE64, familyOf, FALSE, FRACTION, type KindHolds, OFFSET, PASS_THROUGH, reject, sameType, SHORT_INT, show, type SourceColumn, TRUE, type Converter, type Typed, utcText } from './bind-rules.js';
+import { BASE64, familyOf, FALSE, FRACTION, type KindHolds, type NativeConverter, NEED_FIELD, OFFSET, PASS_THROUGH, reject, sameType, SHORT_INT, show, type SourceColumn, TRUE, type Converter, type Typed, utcText } from './bind-rules.js';
 import { decimalText, fitsDouble, fitsFloat32, integerInRange, parseDecimal, specialNumber, type Decimal } from './exact.js';
 import type { ColumnInfo, LogicalType } from './types.js';
 
-export { PASS_THROUGH, Reject, show, utcText, type Converter, type KindHolds, type SourceColumn } from './bind-rules.js';
+export { NEED_FIELD, PASS_THROUGH, Reject, show, utcText, type Converter, type KindHolds, type NativeConverter, type SourceColumn } from './bind-rules.js';
 
 /**
  * Binds payload fields into typed columns so that each value lands exactly or is rejected with a
@@ -27,6 +27,29 @@ export class Binder {
     const typed = this.typed(col);
     // A JSON `null` document (a json column holding null) is not SQL NULL: the source's raw value tells them apart.
     return (f, native) => (f.kind === 'null' && (native === undefined || native === null) ? null : typed(f, familyOf(native, src), native));
+  }
+
+  /**
+   * For the commonest pairs of kinds, the driver's value is the field: a safe integer into an
+   * integer column in range, a string of a text source into unbounded text. Such values are
+   * converted without building a field (what the full converter would build, then check the same
+   * way); any other value answers NEED_FIELD and goes the full way, which also names rejections.
+   */
+  nativeConverter(col: ColumnInfo, src?: SourceColumn): NativeConverter | undefined {
+    if (!src || src.loose || src.type === undefined) return undefined;
+    if ((col.type === 'int' || col.type === 'bigint') && (src.type === 'int' || src.type === 'bigint')) {
+      const lo = col.min === undefined || col.min.length > 16 ? -Infinity : Number(col.min);
+      const hi = col.max === undefined || col.max.length > 15 ? Infinity : Number(col.max);
+      return (v) => {
+        if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) && v >= lo && v <= hi ? this.outInt(String(v), col) : NEED_FIELD;
+        if (typeof v !== 'string' || !SHORT_INT.test(v)) return NEED_FIELD;
+        const n = Number(v);
+        return n >= lo && n <= hi ? this.outInt(v, col) : NEED_FIELD;
+      };
+    }
+    if (col.type === 'text' && (src.type === 'text' || src.type === 'uuid') && col.maxLength === undefined && col.maxBytes === undefined && !col.labels)
+      return (v) => (typeof v === 'string' && (this.textNul || !v.includes('\u0000')) ? this.outText(v, col) : NEED_FIELD);
+    return undefined;
   }
 
   protected typed(col: ColumnInfo): Typed {

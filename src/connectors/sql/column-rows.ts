@@ -2,7 +2,7 @@ import { configError, rejectedError } from '../../core/errors.js';
 import type { RawField } from '../../core/json-fields.js';
 import type { Message } from '../../core/message.js';
 import { assess } from './assess.js';
-import { PASS_THROUGH, Reject, type Binder, type Converter } from './bind.js';
+import { NEED_FIELD, PASS_THROUGH, Reject, type Binder, type Converter, type NativeConverter } from './bind.js';
 import { RowFields, type RowShape } from './row-fields.js';
 import type { ColumnInfo, TableInfo } from './types.js';
 
@@ -19,6 +19,8 @@ export interface Row {
 interface ShapePlan {
   targets: (ColumnInfo | undefined)[];
   converters: (Converter | undefined)[];
+  /** Where the driver's value alone may do (Binder.nativeConverter). */
+  natives: (NativeConverter | undefined)[];
   /** Columns whose mapping the dry run calls LOSSY: their values are counted. */
   lossy: boolean[];
   /** The target columns of every row of the shape (extra_column last): one array shared by all. */
@@ -92,6 +94,7 @@ export class ColumnRows {
       p = {
         targets,
         converters: targets.map((t, i) => (t ? b.compile(t, sources[i]) : undefined)),
+        natives: targets.map((t, i) => (t ? b.nativeConverter(t, sources[i]) : undefined)),
         lossy: targets.map((t, i) => t !== undefined && sources[i] !== undefined && assess(sources[i]!, { col: t, binder: b }).lossy.length > 0),
         cols: [...targets.filter((t): t is ColumnInfo => t !== undefined), ...(this.extra ? [this.extra] : [])],
       };
@@ -119,6 +122,15 @@ export class ColumnRows {
     const plan = this.planFor(shape);
     if (!plan.converters.every((c) => c === PASS_THROUGH)) return undefined;
     return plan.targets as ColumnInfo[];
+  }
+
+  /** The native converter's answer; a value it would refuse (a kind's out* check) goes the full way, which names the field. */
+  private quick(nat: NativeConverter, native: unknown): unknown {
+    try {
+      return nat(native);
+    } catch {
+      return NEED_FIELD;
+    }
   }
 
   /** A source row (driver values in `shape`'s order) as column values, without a message. */
@@ -166,8 +178,11 @@ export class ColumnRows {
         continue;
       }
       const conv = plan.converters[i]!;
-      // A pass-through column needs only the driver's value: its field is never built.
-      values.push(conv === PASS_THROUGH ? (native ?? null) : this.convert(conv, shape.field(row, i), native, m, names[i]!.name));
+      // A pass-through column needs only the driver's value: its field is never built; nor is it
+      // for a value the native converter takes.
+      const nat = conv === PASS_THROUGH || native === null || native === undefined ? undefined : plan.natives[i];
+      const quick = nat ? this.quick(nat, native) : NEED_FIELD;
+      values.push(conv === PASS_THROUGH ? (native ?? null) : quick !== NEED_FIELD ? quick : this.convert(conv, shape.field(row, i), native, m, names[i]!.name));
       if (plan.lossy[i] && native !== null) lossy++;
     }
     return this.finish(m, plan.cols, values, extra, dropped, lossy);

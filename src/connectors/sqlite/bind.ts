@@ -1,6 +1,6 @@
 import type { RawField } from '../../core/json-fields.js';
 import { stringValue } from '../../core/json-fields.js';
-import { Binder, Reject, show, type Converter, type SourceColumn } from '../sql/bind.js';
+import { Binder, Reject, show, type Converter, type NativeConverter, type SourceColumn } from '../sql/bind.js';
 import { decimalText, fitsDouble, parseDecimal, type Decimal } from '../sql/exact.js';
 import type { ColumnInfo, LogicalType } from '../sql/types.js';
 
@@ -31,6 +31,11 @@ export class SqliteBinder extends Binder {
     if (src?.loose) return (_f, native) => (native === undefined || native === null ? null : native);
     if (col.affinity === 'blob' && col.dbType === '') return (f) => natural(f, src?.type);
     return super.compile(col, src);
+  }
+
+  /** An untyped column keeps each value's own class (natural): no shortcut past compile's rule. */
+  override nativeConverter(col: ColumnInfo, src?: SourceColumn): NativeConverter | undefined {
+    return col.affinity === 'blob' && col.dbType === '' ? undefined : super.nativeConverter(col, src);
   }
 
   protected override outBool(v: boolean): unknown {
