@@ -84,7 +84,7 @@ export class StreamReader implements Reader {
   }
 
   async estimate(): Promise<number | null> {
-    return this.db.dialect.estimateRows({ query: (sql, params) => this.db.query(sql, params) }, this.table);
+    return this.db.dialect.estimateRows(this.db, this.table);
   }
 
   async close(): Promise<void> {

@@ -44,7 +44,7 @@ export async function expandTables(ep: Endpoint, exclude: string[], warn: (s: st
   const { db, release } = await openDatabase(ep, driver, warn);
   const listed = new Map<string | undefined, string[]>();
   try {
-    for (const s of new Set(items.map((i) => i.schema))) listed.set(s, await d.listTables({ query: (sql, params) => db.query(sql, params) }, s));
+    for (const s of new Set(items.map((i) => i.schema))) listed.set(s, await d.listTables(db, s));
   } finally {
     await release();
   }

@@ -16,8 +16,8 @@ export async function splitTable(ep: Endpoint, n: number, warn: (s: string) => v
   const table = ep.fields.table as string;
   const { db, release } = await openDatabase(ep, driver, warn);
   try {
-    const conn = { query: (sql: string, params?: readonly unknown[]) => db.query(sql, params) };
-    const info = await d.introspect(conn, table);
+    // A Database answers query() as a connection does: the dialect needs nothing else.
+    const info = await d.introspect(db, table);
     if (!info.exists) throw configError(`table ${table} does not exist in the ${ep.kind} source`);
     if (info.primaryKey.length === 0) throw configError(`--parallel splits ${table} by its primary key, and it has none: copy it with one connection`);
     const key = info.columns.find((c) => c.name === info.primaryKey[0])!;
