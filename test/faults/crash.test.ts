@@ -98,10 +98,10 @@ describe('SIGKILL at random moments, then restart', () => {
           record({ scenario: `crash ${from} → ${to} ${v.mode}${v.key ? ' key' : ''}`, runs: kills, lost, duplicates, outcome: lost === 0 ? 'every row delivered' : 'ROWS LOST' });
           expect(lost).toBe(0);
           if (v.key) expect(duplicates).toBe(0);
-          // A kill re-delivers the batch in flight and what was read above the saved frontier (cursor paging
-          // waits for the transactions open at each read). MySQL/MariaDB list transactions from a cache
-          // refreshed every 100 ms: about 0.15 s of reading, several batches of a fast copy.
-          else expect(duplicates).toBeLessThanOrEqual(kills * BATCH * (from === 'mariadb' ? 10 : 2));
+          // A kill re-delivers the batch in flight. (Cursor paging keeps rows read above the frontier until
+          // the transactions open at each read have ended, but these ids have no gaps: nothing can still
+          // commit among them, so the frontier follows the reads. Gaps under writers: tail-race.test.ts.)
+          else expect(duplicates).toBeLessThanOrEqual(kills * BATCH * 2);
           expect(runs).toBeGreaterThan(kills);
         });
     }

@@ -27,6 +27,21 @@ describe('cursor frontier', () => {
     expect(f.closable(follow(new Set()), 1)).toEqual({ value: '9' });
   });
 
+  it('a gapless read of a unique integer cursor moves the frontier at once; a gap, an open window or the start does not', () => {
+    const f = new Frontier({ value: '10' }, 0);
+    expect(f.readDense({ value: '13' }, ['11', '12', '13'])).toBe(true);
+    expect(f.frontier).toEqual({ value: '13' });
+    expect(f.readDense({ value: '17' }, ['14', '15', '17'])).toBe(false);
+    expect(f.readDense({ value: '16' }, ['15', '16'])).toBe(false);
+    expect(f.frontier).toEqual({ value: '13' });
+    f.read({ value: '17' }, ['14', '15', '17'], 0);
+    expect(f.readDense({ value: '19' }, ['18', '19'])).toBe(false);
+    expect(f.pending).toBe(1);
+    expect(new Frontier(undefined, 0).readDense({ value: '2' }, ['1', '2'])).toBe(false);
+    const big = new Frontier({ value: '9223372036854775805' }, 0);
+    expect(big.readDense({ value: '9223372036854775807' }, ['9223372036854775806', '9223372036854775807'])).toBe(true);
+  });
+
   it('aliases (~name) are matched but never noted', () => {
     const f = new Frontier(undefined, 0);
     f.read({ value: '1' }, ['x'], 0);

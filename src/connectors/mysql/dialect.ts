@@ -5,6 +5,8 @@ import { mysqlAttributes, mysqlColumnType, mysqlType } from './types.js';
 
 /** Numbers the transaction listings, so each can find its own query in INNODB_TRX. */
 let listings = 0;
+/** Access denied; you need the PROCESS privilege. */
+const ER_SPECIFIC_ACCESS_DENIED = 1227;
 
 export class MysqlDialect extends Dialect {
   override readonly binder = new MysqlBinder();
@@ -114,14 +116,20 @@ export class MysqlDialect extends Dialect {
    *
    * INNODB_TRX is a cache refreshed only when nobody read it for 100 ms: this connection opens a
    * transaction and marks its query with a nonce, and the list counts only if that query is in it.
+   * Whether PROCESS is granted is found out here, not by a read beforehand: that read would leave
+   * the cache stale for the first listing, 100 ms of reading later.
    */
   override async openTransactions(conn: SqlConnection, clock = false, own: string[] = []): Promise<TransactionListing | undefined> {
     const nonce = `bridge-${process.pid}-${++listings}`;
     await conn.query('START TRANSACTION WITH CONSISTENT SNAPSHOT');
     try {
-      const trx = await conn.query(
-        `SELECT /* ${nonce} */ trx_id, trx_mysql_thread_id, trx_started, trx_query, trx_mysql_thread_id = CONNECTION_ID(), UNIX_TIMESTAMP(trx_started) FROM information_schema.INNODB_TRX`,
-      );
+      const trx = await conn
+        .query(`SELECT /* ${nonce} */ trx_id, trx_mysql_thread_id, trx_started, trx_query, trx_mysql_thread_id = CONNECTION_ID(), UNIX_TIMESTAMP(trx_started) FROM information_schema.INNODB_TRX`)
+        .catch((e: unknown) => {
+          if ((e as { errno?: number }).errno === ER_SPECIFIC_ACCESS_DENIED) return (e as Error).message;
+          throw e;
+        });
+      if (typeof trx === 'string') return { open: new Set(), hidden: `it cannot read information_schema.INNODB_TRX (${trx}): GRANT PROCESS ON *.* TO <user>` };
       const open = new Set<string>();
       const sessions = new Map<string, { name: string; startedMs: number }[]>();
       let fresh = false;
@@ -162,15 +170,6 @@ export class MysqlDialect extends Dialect {
     const thread = member.split(':')[1]!;
     const since = Math.floor(notedAt / 1000) * 1000;
     return now.sessions?.get(thread)?.find((t) => t.startedMs >= since)?.name;
-  }
-
-  override async transactionBlindness(conn: SqlConnection): Promise<string | undefined> {
-    try {
-      await conn.query('SELECT COUNT(*) FROM information_schema.INNODB_TRX');
-      return undefined;
-    } catch (e) {
-      return `it cannot read information_schema.INNODB_TRX (${(e as Error).message}): GRANT PROCESS ON *.* TO <user>`;
-    }
   }
 
   async listTables(conn: SqlConnection, schema: string | undefined): Promise<string[]> {

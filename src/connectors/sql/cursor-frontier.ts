@@ -73,6 +73,20 @@ export class Frontier {
   }
 
   /**
+   * A poll of a unique integer cursor read `values` (ascending) up to `upTo`. When they are every
+   * integer after the highest position and no window is open, no row can still commit among them
+   * (each value is taken): the frontier moves there at once, so a crash re-delivers no more than the
+   * batch in flight. False (nothing done) when there is a gap, which only a window can wait out.
+   */
+  readDense(upTo: Position, values: string[]): boolean {
+    if (this.windows.length || !this.high || !values.length) return false;
+    const first = BigInt(values[0]!);
+    if (first !== BigInt(this.high.value) + 1n || BigInt(values[values.length - 1]!) - first !== BigInt(values.length - 1)) return false;
+    this.frontier = this.high = upTo;
+    return true;
+  }
+
+  /**
    * The transactions open now, listed after the reads of the windows not yet observed: any that
    * could commit below those reads is among them, or has ended. Names starting with `~` are
    * aliases: they match a transaction noted earlier, but are not noted.

@@ -63,6 +63,12 @@ export class CursorQuery {
     return { value: rawText(row[ci]), key: this.key.map((k) => rawText(row[this.index(res, k.name)])) };
   }
 
+  /** The cursor values of rows, as exact text. */
+  valuesOf(res: SqlResult, rows: unknown[][]): string[] {
+    const ci = this.index(res, this.column.name);
+    return rows.map((r) => rawText(r[ci]));
+  }
+
   /** What tells rows apart: the key, or a hash of every value for tables without one. */
   identityOf(res: SqlResult): (row: unknown[]) => string {
     if (this.keyed) {

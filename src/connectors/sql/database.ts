@@ -3,6 +3,7 @@ import { BridgeError, transientError } from '../../core/errors.js';
 import type { PoolStats } from '../../core/route.js';
 import type { KindDriver } from './kind.js';
 import { AcquireTimeout, Pool } from './pool.js';
+import { TransactionWatch } from './transaction-watch.js';
 import type { SqlConnection, SqlResult } from './types.js';
 
 /** A transaction kept open across awaits (a batch leased until the sink confirms it). */
@@ -15,6 +16,8 @@ export interface HeldTransaction {
 
 /** A pool of one database plus the kind's error rules: every call comes back as a BridgeError. */
 export class Database {
+  private watch: TransactionWatch | undefined;
+
   constructor(
     readonly driver: KindDriver,
     readonly pool: Pool<SqlConnection>,
@@ -102,6 +105,11 @@ export class Database {
       commit: () => finish('COMMIT'),
       rollback: () => finish('ROLLBACK'),
     };
+  }
+
+  /** Other sessions' open transactions, listed once for every cursor reader of this pool. */
+  get transactions(): TransactionWatch {
+    return (this.watch ??= new TransactionWatch(this));
   }
 
   /** Server session ids of this pool's connections (bridge's own transactions are not waited for). */

@@ -8,6 +8,8 @@ export interface TransactionListing {
   open: Set<string>;
   /** Per session: the names and start times (ms, to the second) of the transactions it has open. */
   sessions?: Map<string, { name: string; startedMs: number }[]>;
+  /** Set when this login cannot see other sessions' transactions: why, and the grant that fixes it. */
+  hidden?: string;
 }
 
 /**

@@ -31,7 +31,6 @@ export class LateRows {
   /** Whether windows are kept: the kind lists open transactions, or a lag was asked for. */
   tracking = false;
   private watching = false;
-  private listedAt = 0;
   private closedAt = 0;
   private blockedSince = 0;
 
@@ -46,10 +45,17 @@ export class LateRows {
   async start(): Promise<void> {
     const d = this.o.db.dialect;
     const blind = d.tracksTransactions ? await d.transactionBlindness({ query: (s, p) => this.o.db.query(s, p) }) : undefined;
-    if (blind)
-      this.o.warn(`cursor paging on ${this.o.table} cannot wait for rows committed out of order: ${blind}. Rows a slow transaction commits below the position can be missed; use publication= (change capture) or grant it.`);
-    this.watching = d.tracksTransactions && !blind;
+    this.watching = d.tracksTransactions;
     this.tracking = this.watching || this.o.lagMs > 0;
+    if (blind) this.blind(blind);
+  }
+
+  /** Other sessions' transactions cannot be seen: warns, and stops waiting for them (windows read so far close as they are). */
+  private blind(why: string): void {
+    this.o.warn(`cursor paging on ${this.o.table} cannot wait for rows committed out of order: ${why}. Rows a slow transaction commits below the position can be missed; use publication= (change capture) or grant it.`);
+    this.watching = false;
+    this.tracking = this.o.lagMs > 0;
+    if (!this.tracking && this.frontier.high && this.frontier.pending) this.frontier.close(this.frontier.high);
   }
 
   /** After a poll: closes the windows that can close (every poll once caught up, a few times a second while reading a backlog). */
@@ -58,7 +64,10 @@ export class LateRows {
     this.closedAt = now;
     // Listed after the rows were read: a transaction that could commit below them is open now, or has ended.
     const open = await this.list();
-    if (!open) return [];
+    if (!open) {
+      this.warnIfBlocked(now);
+      return [];
+    }
     this.frontier.observe(open.open, now);
     return this.close(open, now);
   }
@@ -77,14 +86,15 @@ export class LateRows {
     return [];
   }
 
-  /** Other sessions' open transactions, no more often than the kind allows; undefined when not listed this time. */
+  /** Other sessions' open transactions, listed after this reader's reads; undefined when not listed this time. */
   private async list(): Promise<TransactionListing | undefined> {
     if (!this.watching) return NONE;
-    const d = this.o.db.dialect;
-    if (Date.now() - this.listedAt < d.transactionListIntervalMs) return undefined;
-    this.listedAt = Date.now();
+    const watch = this.o.db.transactions;
     const clock = ['timestamp', 'timestamptz', 'date', 'time'].includes(this.o.q.column.type);
-    return this.o.db.withConnection((c) => d.openTransactions(c, clock, this.o.db.sessionIds()));
+    const open = await watch.since(watch.mark(), clock);
+    if (open?.hidden === undefined) return open;
+    this.blind(open.hidden);
+    return this.tracking ? NONE : undefined;
   }
 
   /** Closes the windows whose transactions have ended: re-reads them and returns the rows committed late. */
@@ -128,9 +138,12 @@ export class LateRows {
     else if (now - this.blockedSince > 60_000) {
       this.blockedSince = now;
       const f = this.frontier.frontier;
-      this.o.warn(
-        `cursor paging on ${this.o.table} has waited a minute for transactions that were open when it read past ${f ? this.o.q.describe(f) : 'the start'} (${this.frontier.blockers().slice(0, 3).join(', ')}); ${this.frontier.above} rows are delivered above the saved position and would come again after a restart`,
-      );
+      const stale = this.o.db.transactions.staleForMs(now);
+      const why =
+        stale > 30_000
+          ? `a fresh list of open transactions for ${Math.round(stale / 1000)} s: the server refreshes it only when nobody read it for a moment, and another client reads it constantly (on MySQL/MariaDB, information_schema.INNODB_TRX more often than every 100 ms)`
+          : `transactions that were open when it read past ${f ? this.o.q.describe(f) : 'the start'} (${this.frontier.blockers().slice(0, 3).join(', ')})`;
+      this.o.warn(`cursor paging on ${this.o.table} has waited a minute for ${why}; ${this.frontier.above} rows are delivered above the saved position and would come again after a restart`);
     }
   }
 }

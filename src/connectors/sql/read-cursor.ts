@@ -47,7 +47,6 @@ export class CursorReader implements Reader {
   readonly finite = false;
   private readonly q: CursorQuery;
   private late!: LateRows;
-  /** Batches handed out and not yet acknowledged; whether one was given back instead. */
   /** Batches polled and neither acknowledged nor given back. */
   private unacked = 0;
   private givenBack = false;
@@ -60,11 +59,14 @@ export class CursorReader implements Reader {
   private stored: string | undefined;
   private readonly sourceName: string;
   private readonly isInt: boolean;
+  /** The cursor is the table's integer primary key: values are unique (see Frontier.readDense). */
+  private readonly dense: boolean;
 
   constructor(private readonly o: CursorOptions) {
     this.sourceName = `${o.db.dialect.kind}:${o.table}:${o.column.name}`;
     this.isInt = o.column.type === 'int' || o.column.type === 'bigint';
     const pk = o.primaryKey;
+    this.dense = this.isInt && pk.length === 1 && pk[0]!.name === o.column.name;
     const usable = pk.length > 0 && pk.every((k) => TEXT_COMPARABLE.has(k.type)) && !(pk.length === 1 && pk[0]!.name === o.column.name);
     this.q = new CursorQuery(o.db.dialect, o.column, usable ? pk : []);
   }
@@ -142,8 +144,8 @@ export class CursorReader implements Reader {
       caughtUp = res.rows.length < max;
       if (rows.length) {
         const upTo = this.q.positionOf(res, rows[rows.length - 1]!);
-        if (this.late.tracking) this.frontier.read(upTo, rows.map(this.q.identityOf(res)), now);
-        else this.frontier.frontier = this.frontier.high = upTo;
+        if (!this.late.tracking) this.frontier.frontier = this.frontier.high = upTo;
+        else if (!(this.dense && this.frontier.readDense(upTo, this.q.valuesOf(res, rows)))) this.frontier.read(upTo, rows.map(this.q.identityOf(res)), now);
         messages.push(...this.messages({ ...res, rows }));
         readTo = upTo;
         read = rows.length;
