@@ -46,6 +46,19 @@ describe('exact or rejected', () => {
     }
   });
 
+  it('a batch of SQLite rows copied into jsonb with one text that is not JSON: the other rows land, the dead letter names the field', async () => {
+    // Rows into PostgreSQL leave the JSON check to its parser (COPY); the batch it refuses is written again as messages.
+    const lite = db('sqlite');
+    const docs = Array.from({ length: 3000 }, (_, i) => `(${i + 1}, '${i === 1499 ? '{"a":' : `{"n":${i},"s":"é\\t😀"}`}')`);
+    await lite.exec(`DROP TABLE IF EXISTS jb_src; CREATE TABLE jb_src (id INTEGER PRIMARY KEY, doc TEXT); INSERT INTO jb_src VALUES ${docs.join(',')}`);
+    await db('postgres').exec('DROP TABLE IF EXISTS jb_dst; CREATE TABLE jb_dst (id int PRIMARY KEY, doc jsonb)');
+    const file = path.join(dir, 'jb.ndjson');
+    const r = await bridge(['copy', lite.url('jb_src'), db('postgres').url('jb_dst', 'columns=auto'), '--dead-letter', `file://${file}`, '--batch-size', '3000']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(await db('postgres').rows("SELECT count(*)::int AS n, count(*) FILTER (WHERE doc->>'s' = 'é\t😀')::int AS same FROM jb_dst")).toEqual([{ n: 2999, same: 2999 }]);
+    expect(dead(file).map((d) => d.metadata['bridge.error'])).toEqual([expect.stringMatching(/field doc is text that is not JSON \("\{\\"a\\":"\)/)]);
+  });
+
   it('text "abc" and float8 NaN into SQLite INTEGER/REAL columns are rejected, not stored as NULL', async () => {
     await db('postgres').exec("DROP TABLE IF EXISTS n_src; CREATE TABLE n_src (id int PRIMARY KEY, i text, r float8); INSERT INTO n_src VALUES (1, 'abc', 1.5), (2, '42', 'NaN'), (3, '7', 2.5)");
     await db('sqlite').exec('DROP TABLE IF EXISTS n_dst; CREATE TABLE n_dst (id INTEGER PRIMARY KEY, i INTEGER, r REAL)');

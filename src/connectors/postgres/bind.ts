@@ -30,6 +30,7 @@ const quoteElement = (s: string): string => '"' + s.replace(/[\\"]/g, (c) => '\\
  */
 export class PgBinder extends Binder {
   override readonly textNul = false;
+  override readonly serverParsesJson = true;
   override readonly holds = { decimalSpecials: true, dateInfinity: true, zeroDates: false, bcDates: true, negativeZero: true, untyped: false, invalidEnum: false };
 
   protected override decimalSpecial(special: string, col: ColumnInfo): boolean {

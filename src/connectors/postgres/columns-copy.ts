@@ -3,17 +3,31 @@ import type { PlanItem } from '../../core/route.js';
 import type { RowSet } from '../../core/row-set.js';
 import { SqlRowSet } from '../sql/row-set.js';
 import { ColumnsWriter, type Group } from '../sql/write-columns.js';
-import { copyChunks, copyIn, copyValue } from './copy-text.js';
+import { copyChunks, copyValue } from './copy-text.js';
 import { COPY_FROM } from './default-copy.js';
 import type { PgConnection } from './driver.js';
 
-function encode(g: Group): string {
-  let out = '';
+/** Bytes of COPY text per chunk: rows are joined into flat strings of about this size (a string grown row by row is a rope that costs more to encode than to build). */
+const CHUNK = 256 * 1024;
+
+function encode(g: Group): Buffer[] {
+  const chunks: Buffer[] = [];
+  let lines: string[] = [];
+  let size = 0;
   for (const r of g.rows) {
-    for (let i = 0; i < r.values.length; i++) out += (i ? '\t' : '') + copyValue(r.values[i], r.m);
-    out += '\n';
+    const v = r.values;
+    let line = copyValue(v[0], r.m);
+    for (let i = 1; i < v.length; i++) line += '\t' + copyValue(v[i], r.m);
+    lines.push(line);
+    size += line.length;
+    if (size >= CHUNK) {
+      chunks.push(Buffer.from(lines.join('\n') + '\n'));
+      lines = [];
+      size = 0;
+    }
   }
-  return out;
+  if (lines.length) chunks.push(Buffer.from(lines.join('\n') + '\n'));
+  return chunks;
 }
 
 /**
@@ -61,12 +75,12 @@ export class PgColumnsWriter extends ColumnsWriter {
           const cols = g.cols.map((x) => d.quote(x.name)).join(', ');
           const text = encode(g);
           if (!keyNames) {
-            await copyIn(conn, `COPY ${table} (${cols}) FROM STDIN`, text);
+            await copyChunks(conn, `COPY ${table} (${cols}) FROM STDIN`, text);
             continue;
           }
           const tmp = d.quote(`bridge_upsert_${createHash('sha256').update(`${this.o.table}\0${cols}`).digest('hex').slice(0, 16)}`);
           await conn.query(`CREATE TEMP TABLE IF NOT EXISTS ${tmp} ON COMMIT DELETE ROWS AS SELECT ${cols} FROM ${table} WITH NO DATA`);
-          await copyIn(conn, `COPY ${tmp} (${cols}) FROM STDIN`, text);
+          await copyChunks(conn, `COPY ${tmp} (${cols}) FROM STDIN`, text);
           const update = g.cols.map((x) => x.name).filter((n) => !keyNames.includes(n));
           await conn.query(`INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${tmp}${d.upsertClause(keyNames, update)}`);
         }

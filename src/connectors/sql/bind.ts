@@ -4,6 +4,9 @@ import { BASE64, familyOf, FALSE, FRACTION, type KindHolds, type NativeConverter
 import { decimalText, fitsDouble, fitsFloat32, integerInRange, parseDecimal, specialNumber, type Decimal } from './exact.js';
 import type { ColumnInfo, LogicalType } from './types.js';
 
+/** A date and time without a zone, as text sources and MySQL DATETIME give it; group 1: the fraction. */
+const DATETIME = /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.(\d*?)0*)?$/;
+
 export { NEED_FIELD, PASS_THROUGH, Reject, show, utcText, type Converter, type KindHolds, type NativeConverter, type SourceColumn } from './bind-rules.js';
 
 /**
@@ -17,6 +20,8 @@ export class Binder {
   readonly floatInfinity: boolean = true;
   /** Text columns can hold U+0000. */
   readonly textNul: boolean = true;
+  /** The database parses JSON text bound into a JSON column, and refuses what is not JSON (the row path leaves the check to it). */
+  readonly serverParsesJson: boolean = false;
   /** What else the kind's columns can hold, beyond their nominal type (for the dry run's verdicts). */
   readonly holds: KindHolds = { decimalSpecials: false, dateInfinity: false, zeroDates: false, bcDates: false, negativeZero: true, untyped: false, invalidEnum: false };
 
@@ -31,24 +36,46 @@ export class Binder {
 
   /**
    * For the commonest pairs of kinds, the driver's value is the field: a safe integer into an
-   * integer column in range, a string of a text source into unbounded text. Such values are
-   * converted without building a field (what the full converter would build, then check the same
-   * way); any other value answers NEED_FIELD and goes the full way, which also names rejections.
+   * integer column in range; a string of a text source into unbounded text, into JSON on a kind
+   * that parses it, or a zone-less date and time (text, MySQL DATETIME) into a timestamp that keeps
+   * its fraction. Such values are converted without building a field (what the full converter would
+   * build, then check the same way); any other value answers NEED_FIELD and goes the full way,
+   * which also names rejections. `serverChecks`: JSON may be left to a database that parses it (rows
+   * without a message: a batch it refuses is written again as messages, which name the field).
    */
-  nativeConverter(col: ColumnInfo, src?: SourceColumn): NativeConverter | undefined {
-    if (!src || src.loose || src.type === undefined) return undefined;
-    if ((col.type === 'int' || col.type === 'bigint') && (src.type === 'int' || src.type === 'bigint')) {
+  nativeConverter(col: ColumnInfo, src?: SourceColumn, serverChecks = false): NativeConverter | undefined {
+    if (!src || src.type === undefined) return undefined;
+    const t = src.type;
+    // A loose source (SQLite) gives any storage class in any column: only the classes that mean the declared family are taken.
+    const loose = src.loose;
+    if ((col.type === 'int' || col.type === 'bigint') && (t === 'int' || t === 'bigint')) {
       const lo = col.min === undefined || col.min.length > 16 ? -Infinity : Number(col.min);
       const hi = col.max === undefined || col.max.length > 15 ? Infinity : Number(col.max);
       return (v) => {
+        if (loose) {
+          if (typeof v !== 'bigint') return NEED_FIELD;
+          const n = Number(v);
+          return n >= lo && n <= hi && Number.isSafeInteger(n) ? this.outInt(String(v), col) : NEED_FIELD;
+        }
         if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) && v >= lo && v <= hi ? this.outInt(String(v), col) : NEED_FIELD;
         if (typeof v !== 'string' || !SHORT_INT.test(v)) return NEED_FIELD;
         const n = Number(v);
         return n >= lo && n <= hi ? this.outInt(v, col) : NEED_FIELD;
       };
     }
-    if (col.type === 'text' && (src.type === 'text' || src.type === 'uuid') && col.maxLength === undefined && col.maxBytes === undefined && !col.labels)
+    if (t !== 'text' && t !== 'uuid' && !(!loose && t === 'timestamp' && (col.type === 'timestamp' || col.type === 'timestamptz'))) return undefined;
+    if (col.type === 'text' && col.maxLength === undefined && col.maxBytes === undefined && !col.labels)
       return (v) => (typeof v === 'string' && (this.textNul || !v.includes('\u0000')) ? this.outText(v, col) : NEED_FIELD);
+    // The target's own JSON parser is the check (a batch it refuses is written again as messages, whose converter names the row).
+    if (col.type === 'json' && serverChecks && this.serverParsesJson && t === 'text') return (v) => (typeof v === 'string' ? this.outJson(v, col) : NEED_FIELD);
+    if (col.type === 'timestamp' || col.type === 'timestamptz') {
+      const digits = col.fraction ?? 6;
+      return (v) => {
+        if (typeof v !== 'string') return NEED_FIELD;
+        const m = DATETIME.exec(v);
+        return m && (m[1] === undefined || m[1].length <= digits) ? this.outTemporal(v, col) : NEED_FIELD;
+      };
+    }
     return undefined;
   }
 

@@ -21,6 +21,8 @@ interface ShapePlan {
   converters: (Converter | undefined)[];
   /** Where the driver's value alone may do (Binder.nativeConverter). */
   natives: (NativeConverter | undefined)[];
+  /** The same for rows of a message: none that leaves a check to the database (its refusal would not name the field). */
+  messageNatives: (NativeConverter | undefined)[];
   /** Columns whose mapping the dry run calls LOSSY: their values are counted. */
   lossy: boolean[];
   /** The target columns of every row of the shape (extra_column last): one array shared by all. */
@@ -94,7 +96,8 @@ export class ColumnRows {
       p = {
         targets,
         converters: targets.map((t, i) => (t ? b.compile(t, sources[i]) : undefined)),
-        natives: targets.map((t, i) => (t ? b.nativeConverter(t, sources[i]) : undefined)),
+        natives: targets.map((t, i) => (t ? b.nativeConverter(t, sources[i], true) : undefined)),
+        messageNatives: targets.map((t, i) => (t ? b.nativeConverter(t, sources[i], false) : undefined)),
         lossy: targets.map((t, i) => t !== undefined && sources[i] !== undefined && assess(sources[i]!, { col: t, binder: b }).lossy.length > 0),
         cols: [...targets.filter((t): t is ColumnInfo => t !== undefined), ...(this.extra ? [this.extra] : [])],
       };
@@ -180,7 +183,7 @@ export class ColumnRows {
       const conv = plan.converters[i]!;
       // A pass-through column needs only the driver's value: its field is never built; nor is it
       // for a value the native converter takes.
-      const nat = conv === PASS_THROUGH || native === null || native === undefined ? undefined : plan.natives[i];
+      const nat = conv === PASS_THROUGH || native === null || native === undefined ? undefined : (m ? plan.messageNatives : plan.natives)[i];
       const quick = nat ? this.quick(nat, native) : NEED_FIELD;
       values.push(conv === PASS_THROUGH ? (native ?? null) : quick !== NEED_FIELD ? quick : this.convert(conv, shape.field(row, i), native, m, names[i]!.name));
       if (plan.lossy[i] && native !== null) lossy++;
