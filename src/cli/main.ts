@@ -47,7 +47,7 @@ function addRouteOptions(cmd: Command, mode: 'copy' | 'tail' | 'serve'): Command
     .option('--src-opt <key=value>', 'set a source field (repeatable)', keyValue)
     .option('--dst-opt <key=value>', 'set a sink field (repeatable)', keyValue)
     .option('--max-retries <n>', 'retries of a transient failure before copy gives up', positiveInt('--max-retries'), 10)
-    .option('--read-ahead <n>', 'batches read ahead of the sink', positiveInt('--read-ahead'), mode === 'serve' ? 1 : 2)
+    .option('--read-ahead <n>', `batches read ahead of the sink; default ${mode === 'serve' ? 1 : '2 (1 when the rows of a table are converted into another table)'}`, positiveInt('--read-ahead'))
     .option('--dead-letter <url>', 'endpoint for messages the sink rejects (constraint, type); the rest goes on')
     .option('--metrics <host:port>', 'serve Prometheus metrics at /metrics, and /healthz and /readyz (:port = every interface)');
   if (mode === 'tail') cmd.option('--exit-when-drained', 'stop with exit 0 once a poll finds nothing new (for cron)');
@@ -79,7 +79,8 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
     limit: o.limit,
     dryRun: o.dryRun === true,
     maxRetries: mode === 'serve' ? Infinity : o.maxRetries,
-    readAhead: o.readAhead,
+    readAhead: o.readAhead ?? (mode === 'serve' ? 1 : 2),
+    readAheadGiven: o.readAhead !== undefined,
     exitWhenDrained: o.exitWhenDrained === true,
     ...(reply !== undefined ? { reply } : {}),
     ...(typeof o.deadLetter === 'string' ? { deadLetter: o.deadLetter } : {}),

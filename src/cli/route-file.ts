@@ -148,6 +148,7 @@ function routeOf(r: FileReader, node: unknown, mapName: string | undefined, i: n
     dryRun: o.dryRun,
     maxRetries: mode === 'serve' ? Infinity : (int('max_retries') ?? 10),
     readAhead: int('read_ahead') ?? (mode === 'serve' ? 1 : 2),
+    readAheadGiven: int('read_ahead') !== undefined,
     exitWhenDrained: flag === 'true',
     ...(reply ? { reply: reply.text } : {}),
     ...(dead ? { deadLetter: dead.text } : {}),

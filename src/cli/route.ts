@@ -17,6 +17,7 @@ export interface RouteArgs {
   batchSize: number;
   /** --batch-size was given: a table → table copy keeps it instead of its larger default. */
   batchSizeGiven?: boolean;
+  readAheadGiven?: boolean;
   limit: number | undefined;
   dryRun: boolean;
   maxRetries: number;
@@ -119,9 +120,8 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
         source,
         sink,
         mode: a.command,
-        batchSize: rowBatchSize(a, source, sink),
+        ...batching(a, source, sink),
         limit: a.limit,
-        readAhead: a.readAhead,
         maxRetries: a.command === 'copy' ? a.maxRetries : Infinity,
         stats: hub,
         stop,
@@ -158,13 +158,19 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
 
 /** Messages per batch unless --batch-size says otherwise. */
 export const DEFAULT_BATCH = 1024;
+/** Rows per batch when a table's rows become values for another table (see batching). */
+const CONVERTED_ROWS = 2048;
 
 /**
- * A table appended unchanged into a table reads the large batches its source offers (bytes only,
- * one transaction each), unless --batch-size is given; rows that are converted keep the usual size.
+ * A table whose rows go into a table reads the batches its source offers, unless --batch-size is
+ * given: appended unchanged, bytes only, one transaction each; converted, driver values, with one
+ * batch read ahead unless --read-ahead is given (values cost memory; the writer overlaps the reader).
  */
-function rowBatchSize(a: RouteArgs, source: Source, sink: Sink): number {
-  return !a.batchSizeGiven && source.rowBatchSize !== undefined && sink.largeRowBatches === true ? source.rowBatchSize : a.batchSize;
+function batching(a: RouteArgs, source: Source, sink: Sink): { batchSize: number; readAhead: number } {
+  const size = source.rowBatchSize;
+  if (size === undefined || !sink.writeRows) return { batchSize: a.batchSize, readAhead: a.readAhead };
+  const unchanged = sink.largeRowBatches === true;
+  return { batchSize: a.batchSizeGiven ? a.batchSize : unchanged ? size : CONVERTED_ROWS, readAhead: a.readAheadGiven || unchanged ? a.readAhead : 1 };
 }
 
 async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: Endpoint, dst: Endpoint, a: RouteArgs, table: DescribedTable | undefined): Promise<void> {
@@ -174,7 +180,7 @@ async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: En
   if (est !== undefined && est !== null) lines.push(`  source rows to read: ~${est}`);
   for (const item of (await sink.plan?.()) ?? []) lines.push(`  sink ${item.label}: ${item.value}`);
   if (table && sink.planMapping) for (const item of sink.planMapping(table.columns)) lines.push(`  ${item.label.startsWith('  ') ? item.label : `sink ${item.label}`}${item.label.startsWith('  ') ? ' ' : ': '}${item.value}`);
-  lines.push(`  batch size ${rowBatchSize(a, source, sink)}${a.limit !== undefined ? `, limit ${a.limit}` : ''}`);
+  lines.push(`  batch size ${batching(a, source, sink).batchSize}${a.limit !== undefined ? `, limit ${a.limit}` : ''}`);
   // The plan is what the user asked for, so it goes to stdout (no data is written in a dry run).
   process.stdout.write(redact(lines.join('\n')) + '\n');
   void reporter;

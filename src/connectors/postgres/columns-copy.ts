@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PlanItem } from '../../core/route.js';
+import type { Message } from '../../core/message.js';
 import type { RowSet } from '../../core/row-set.js';
 import { SqlRowSet } from '../sql/row-set.js';
 import { ColumnsWriter, type Group } from '../sql/write-columns.js';
@@ -10,14 +11,16 @@ import type { PgConnection } from './driver.js';
 /** Bytes of COPY text per chunk: rows are joined into flat strings of about this size (a string grown row by row is a rope that costs more to encode than to build). */
 const CHUNK = 256 * 1024;
 
-function encode(g: Group): Buffer[] {
+/** Rows as COPY text in flat chunks of about CHUNK bytes; `values` gives each row's column values (message-less rows are rejected unnamed). */
+function chunked<T>(rows: T[], values: (r: T) => unknown[], m?: (r: T) => Message | undefined): Buffer[] {
   const chunks: Buffer[] = [];
   let lines: string[] = [];
   let size = 0;
-  for (const r of g.rows) {
-    const v = r.values;
-    let line = copyValue(v[0], r.m);
-    for (let i = 1; i < v.length; i++) line += '\t' + copyValue(v[i], r.m);
+  for (const r of rows) {
+    const v = values(r);
+    const msg = m?.(r);
+    let line = copyValue(v[0], msg);
+    for (let i = 1; i < v.length; i++) line += '\t' + copyValue(v[i], msg);
     lines.push(line);
     size += line.length;
     if (size >= CHUNK) {
@@ -29,6 +32,8 @@ function encode(g: Group): Buffer[] {
   if (lines.length) chunks.push(Buffer.from(lines.join('\n') + '\n'));
   return chunks;
 }
+
+const encode = (g: Group): Buffer[] => chunked(g.rows, (r) => r.values, (r) => r.m);
 
 /**
  * columns=auto on PostgreSQL through COPY: rows are appended with `COPY t (cols) FROM STDIN`; with
@@ -53,6 +58,21 @@ export class PgColumnsWriter extends ColumnsWriter {
         const d = this.db.dialect;
         const sql = `COPY ${d.table(this.o.table)} (${targets.map((x) => d.quote(x.name)).join(', ')}) FROM STDIN`;
         await this.db.withConnection((c) => copyChunks(c as PgConnection, sql, set.wire!.chunks));
+        return true;
+      }
+    }
+    if (set instanceof SqlRowSet && !this.key && set.count >= COPY_FROM) {
+      const cols = this.rows.columnsOf(set.shape);
+      if (cols) {
+        const out: unknown[] = [];
+        let lossy = 0;
+        const text = chunked(set.arrays(), (row) => {
+          lossy += this.rows.valuesInto(set.shape, row, out);
+          return out;
+        });
+        const d = this.db.dialect;
+        await this.db.withConnection((c) => copyChunks(c as PgConnection, `COPY ${d.table(this.o.table)} (${cols.map((x) => d.quote(x.name)).join(', ')}) FROM STDIN`, text));
+        this.lossyWritten(lossy);
         return true;
       }
     }

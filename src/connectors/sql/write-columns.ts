@@ -87,6 +87,10 @@ export class ColumnsWriter extends StatementWriter {
   private countLossy(rows: Row[]): void {
     let n = 0;
     for (const r of rows) n += r.lossy;
+    this.lossyWritten(n);
+  }
+
+  protected lossyWritten(n: number): void {
     if (n) this.o.onLossy?.(n);
   }
 
