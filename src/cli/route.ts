@@ -158,19 +158,21 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
 
 /** Messages per batch unless --batch-size says otherwise. */
 export const DEFAULT_BATCH = 1024;
-/** Rows per batch when a table's rows become values for another table (see batching). */
+/** Rows per batch when a table's rows are held as values on their way into another table (see batching). */
 const CONVERTED_ROWS = 2048;
 
 /**
- * A table whose rows go into a table reads the batches its source offers, unless --batch-size is
- * given: appended unchanged, bytes only, one transaction each; converted, driver values, with one
- * batch read ahead unless --read-ahead is given (values cost memory; the writer overlaps the reader).
+ * A table whose rows go into a table, unless --batch-size / --read-ahead are given: rows that stay
+ * COPY text end to end (appended unchanged) move in the large ranges the source reads (bytes, one
+ * transaction each); rows held as values (converted, or read by a driver) move 2,048 at a time with
+ * one batch read ahead. Measured on 1M rows: 8-12 % faster than 1,024 with two read ahead into
+ * PostgreSQL, at the same peak RSS (~190 MB); 4,096 was faster still, but over 200 MB.
  */
 function batching(a: RouteArgs, source: Source, sink: Sink): { batchSize: number; readAhead: number } {
-  const size = source.rowBatchSize;
-  if (size === undefined || !sink.writeRows) return { batchSize: a.batchSize, readAhead: a.readAhead };
-  const unchanged = sink.largeRowBatches === true;
-  return { batchSize: a.batchSizeGiven ? a.batchSize : unchanged ? size : CONVERTED_ROWS, readAhead: a.readAheadGiven || unchanged ? a.readAhead : 1 };
+  const rows = source.rowBatches;
+  if (rows === undefined || !sink.writeRows) return { batchSize: a.batchSize, readAhead: a.readAhead };
+  const bytes = rows.wire && sink.largeRowBatches === true;
+  return { batchSize: a.batchSizeGiven ? a.batchSize : bytes ? rows.size : CONVERTED_ROWS, readAhead: a.readAheadGiven || bytes ? a.readAhead : 1 };
 }
 
 async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: Endpoint, dst: Endpoint, a: RouteArgs, table: DescribedTable | undefined): Promise<void> {

@@ -1,7 +1,7 @@
 import { resolveEndpoint } from '../config/endpoint.js';
 import { specForScheme } from '../connectors/registry.js';
 import { BridgeError, configError } from '../core/errors.js';
-import { readRouteFile, type FileRoute } from './route-file.js';
+import type { FileRoute } from './route-file.js';
 import { tableRoutes, type NamedRoute } from './table-routes.js';
 
 /** A config error of one route, prefixed with where the file says what went wrong. */
@@ -52,6 +52,8 @@ export async function routesOfFile(file: string, o: { dryRun: boolean; envFile?:
   }
   const out: NamedRoute[] = [];
   const files = new Map<string, string>();
+  // The YAML parser loads only for route files (a fifth of bridge's start-up otherwise).
+  const { readRouteFile } = await import('./route-file.js');
   const read = readRouteFile(file, o, warn);
   for (const fr of read.routes) {
     // Endpoints first, each on its own (an error names the endpoint and field that is wrong), then the table list.

@@ -130,9 +130,10 @@ export interface Source {
   readonly durablePosition: boolean;
   /**
    * Present when batches carry `rows` (a table read by key): the rows per batch the source reads
-   * best when a sink takes rows (the route uses it unless --batch-size is given).
+   * best when a sink takes them unchanged (the route uses it unless --batch-size is given), and
+   * whether they stay in the wire format (bytes) or are driver values (memory per row).
    */
-  readonly rowBatchSize?: number | undefined;
+  readonly rowBatches?: { size: number; wire: boolean } | undefined;
 }
 
 export interface SinkContext {

@@ -27,6 +27,8 @@ export class SnapshotReader implements Reader {
   /** The result columns, learned once, when ranges are read in the kind's wire format. */
   private wireFields: SqlResult['fields'] | undefined;
 
+  private ramp = 2048;
+
   constructor(private readonly o: SnapshotOptions) {
     const pos = o.db.dialect.rowPosition;
     this.hidden = o.key.length === 0 ? pos : undefined;
@@ -36,11 +38,10 @@ export class SnapshotReader implements Reader {
   /**
    * Rows per batch when a sink takes rows: ranges in the wire format are cheap to hold (bytes, not
    * values), so they are large and each costs one transaction per 16k rows; rows as driver values
-   * take 2,048 (1M rows MariaDB/SQLite -> PostgreSQL: 8 % and 12 % faster than 1,024, with one
-   * batch read ahead instead of two, at the same peak RSS, ~190 MB).
+   * take the route's size for values (see batching in cli/route.ts).
    */
-  get rowBatchSize(): number {
-    return this.readsWire ? 16384 : 2048;
+  get rowBatches(): { size: number; wire: boolean } {
+    return this.readsWire ? { size: 16384, wire: true } : { size: 2048, wire: false };
   }
 
   private get readsWire(): boolean {
@@ -65,7 +66,11 @@ export class SnapshotReader implements Reader {
     }
     const list = this.o.select ?? '*';
     const select = this.hidden ? `${this.hidden}, ${list}` : list;
-    const sql = `SELECT ${select} FROM ${t}${where} ORDER BY ${order}${d.limit(max)}`;
+    // Wire ranges start small and double: the sink's first COPY starts after 2,048 rows, not 16,384
+    // (a copy pipelines range by range; the first range is read before anything is written).
+    const n = this.readsWire ? Math.min(max, this.ramp) : max;
+    this.ramp *= 2;
+    const sql = `SELECT ${select} FROM ${t}${where} ORDER BY ${order}${d.limit(n)}`;
     if (this.readsWire) return this.pollWire(sql, params);
     const res = await this.o.db.query(sql, params);
     if (res.rows.length === 0) return null;

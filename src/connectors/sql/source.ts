@@ -153,8 +153,8 @@ export class SqlSource implements Source {
   }
 
   /** A table read once by its key yields rows (SQL sinks write them without messages). */
-  get rowBatchSize(): number | undefined {
-    return this.reader instanceof SnapshotReader ? this.reader.rowBatchSize : undefined;
+  get rowBatches(): { size: number; wire: boolean } | undefined {
+    return this.reader instanceof SnapshotReader ? this.reader.rowBatches : undefined;
   }
 
   caughtUp(): boolean {
