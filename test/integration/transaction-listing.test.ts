@@ -2,6 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridge, lines, spawnBridge, tempDir } from '../helpers/bridge.js';
+import { resolveEndpoint } from '../../src/config/endpoint.js';
+import { specForScheme } from '../../src/connectors/registry.js';
+import { openDatabase } from '../../src/connectors/sql/database.js';
+import { loadKind } from '../../src/connectors/sql/kind.js';
 import { mysqlLike, type TestDb } from '../helpers/databases.js';
 
 /**
@@ -119,6 +123,27 @@ describe('MariaDB cursor tails that list open transactions at the same time', ()
       expect(await saved('lq_e', 'np')).toBe(N);
     } finally {
       await db.exec(`DROP USER IF EXISTS 'bridge_np'@'%'`);
+    }
+  });
+
+  it('readers of one pool share a listing started after both their reads; one started before a read is not used for it', async () => {
+    const ep = resolveEndpoint(db.url('lq_a'), 'consumer', specForScheme);
+    const { db: pool, release } = await openDatabase(ep, await loadKind(ep.kind), () => {});
+    try {
+      const w = pool.transactions;
+      const readA = w.mark();
+      const readB = w.mark();
+      const [a, b] = await Promise.all([w.since(readA, false), w.since(readB, false)]);
+      expect(a?.open).toBeInstanceOf(Set);
+      expect(b).toBe(a);
+      // A read that ends after that listing started needs a newer one (none is taken within 120 ms of the last).
+      expect(await w.since(w.mark(), false)).toBeUndefined();
+      await new Promise((r) => setTimeout(r, 150));
+      const later = await w.since(w.mark(), false);
+      expect(later?.open).toBeInstanceOf(Set);
+      expect(later).not.toBe(a);
+    } finally {
+      await release();
     }
   });
 });

@@ -38,6 +38,11 @@ describe('cursor frontier', () => {
     expect(f.readDense({ value: '19' }, ['18', '19'])).toBe(false);
     expect(f.pending).toBe(1);
     expect(new Frontier(undefined, 0).readDense({ value: '2' }, ['1', '2'])).toBe(false);
+    // SQLite INT PRIMARY KEY (not the rowid) may hold other values: no shortcut, no exception.
+    const loose = new Frontier({ value: '0' }, 0);
+    expect(loose.readDense({ value: '3' }, ['1', '1.5', '3'])).toBe(false);
+    expect(loose.readDense({ value: 'x' }, ['1', 'x'])).toBe(false);
+    expect(new Frontier({ value: '0.5' }, 0).readDense({ value: '1' }, ['1'])).toBe(false);
     const big = new Frontier({ value: '9223372036854775805' }, 0);
     expect(big.readDense({ value: '9223372036854775807' }, ['9223372036854775806', '9223372036854775807'])).toBe(true);
   });

@@ -29,6 +29,7 @@ const targets: [string, Binder, ColumnInfo][] = [
   ['pg timestamp(3)', new PgBinder(), { name: 'c', type: 'timestamp', dbType: 'timestamp(3) without time zone', nullable: true, fraction: 3 } as ColumnInfo],
   ['mysql datetime(6)', new MysqlBinder(), { name: 'c', type: 'timestamp', dbType: 'datetime(6)', nullable: true, fraction: 6 } as ColumnInfo],
   ['mysql datetime', new MysqlBinder(), { name: 'c', type: 'timestamp', dbType: 'datetime', nullable: true, fraction: 0 } as ColumnInfo],
+  ['sqlite TIMESTAMPTZ', new SqliteBinder(), { name: 'c', type: 'timestamptz', dbType: 'TIMESTAMPTZ', nullable: true, affinity: 'numeric' } as ColumnInfo],
   ['sqlite DATETIME', new SqliteBinder(), { name: 'c', type: 'timestamp', dbType: 'DATETIME', nullable: true, affinity: 'numeric' } as ColumnInfo],
 ];
 const sources: [LogicalType, Binder, boolean][] = [
@@ -45,8 +46,8 @@ const sources: [LogicalType, Binder, boolean][] = [
 const serverChecked = (b: Binder, col: ColumnInfo, fullAnswer: string, quick: unknown, v: unknown): boolean =>
   b.serverParsesJson && col.type === 'json' && fullAnswer.startsWith('rejects is text that is not JSON') && quick === v;
 
-function full(b: Binder, col: ColumnInfo, src: SourceColumn, v: unknown): string {
-  const shape = new RowShape([{ name: 'c', type: src.type }], { timestamps: 'text' }, src.loose, () => '', [src]);
+function full(b: Binder, col: ColumnInfo, src: SourceColumn, v: unknown, rfc3339: boolean): string {
+  const shape = new RowShape([{ name: 'c', type: src.type }], { timestamps: rfc3339 ? 'rfc3339' : 'text' }, src.loose, () => '', [src]);
   try {
     return `ok ${String(b.compile(col, src)(shape.field([v], 0), v))}`;
   } catch (e) {
@@ -77,23 +78,24 @@ describe('native converters agree with the full converter', () => {
     fc.assert(
       fc.property(values, (v) => {
         for (const [name, b, col] of targets)
-          for (const [type, sb, loose] of sources) {
+          for (const [type, sb, loose] of sources)
+          for (const rfc3339 of [false, true]) {
             const src: SourceColumn = { col: { name: 'c', type, dbType: type, nullable: true }, type, loose, kind: sb.constructor.name, binder: sb };
-            const nat = b.nativeConverter(col, src, true);
+            const nat = b.nativeConverter(col, src, { serverChecks: true, rfc3339 });
             if (!nat) continue;
             let quick: unknown;
             try {
               quick = nat(v);
             } catch {
               // The row path then takes the full converter, which must refuse it too (and name the field).
-              expect({ name, type, loose, v, full: full(b, col, src, v).split(' ')[0] }).toEqual({ name, type, loose, v, full: 'rejects' });
+              expect({ name, type, loose, rfc3339, v, full: full(b, col, src, v, rfc3339).split(' ')[0] }).toEqual({ name, type, loose, rfc3339, v, full: 'rejects' });
               continue;
             }
             if (quick === NEED_FIELD) continue;
             taken++;
-            const answer = full(b, col, src, v);
+            const answer = full(b, col, src, v, rfc3339);
             if (serverChecked(b, col, answer, quick, v)) continue;
-            expect({ name, type, loose, v, got: `ok ${String(quick)}` }).toEqual({ name, type, loose, v, got: answer });
+            expect({ name, type, loose, rfc3339, v, got: `ok ${String(quick)}` }).toEqual({ name, type, loose, rfc3339, v, got: answer });
           }
       }),
       { seed: 1123, numRuns: 6000 },

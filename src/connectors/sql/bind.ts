@@ -42,8 +42,9 @@ export class Binder {
    * build, then check the same way); any other value answers NEED_FIELD and goes the full way,
    * which also names rejections. `serverChecks`: JSON may be left to a database that parses it (rows
    * without a message: a batch it refuses is written again as messages, which name the field).
+   * `rfc3339`: the source's timestamp columns become RFC 3339 text in fields, so theirs go the full way.
    */
-  nativeConverter(col: ColumnInfo, src?: SourceColumn, serverChecks = false): NativeConverter | undefined {
+  nativeConverter(col: ColumnInfo, src?: SourceColumn, o: { serverChecks?: boolean; rfc3339?: boolean } = {}): NativeConverter | undefined {
     if (!src || src.type === undefined) return undefined;
     const t = src.type;
     // A loose source (SQLite) gives any storage class in any column: only the classes that mean the declared family are taken.
@@ -63,11 +64,11 @@ export class Binder {
         return n >= lo && n <= hi ? this.outInt(v, col) : NEED_FIELD;
       };
     }
-    if (t !== 'text' && t !== 'uuid' && !(!loose && t === 'timestamp' && (col.type === 'timestamp' || col.type === 'timestamptz'))) return undefined;
+    if (t !== 'text' && t !== 'uuid' && !(!loose && !o.rfc3339 && t === 'timestamp' && (col.type === 'timestamp' || col.type === 'timestamptz'))) return undefined;
     if (col.type === 'text' && col.maxLength === undefined && col.maxBytes === undefined && !col.labels)
       return (v) => (typeof v === 'string' && (this.textNul || !v.includes('\u0000')) ? this.outText(v, col) : NEED_FIELD);
     // The target's own JSON parser is the check (a batch it refuses is written again as messages, whose converter names the row).
-    if (col.type === 'json' && serverChecks && this.serverParsesJson && t === 'text') return (v) => (typeof v === 'string' ? this.outJson(v, col) : NEED_FIELD);
+    if (col.type === 'json' && o.serverChecks && this.serverParsesJson && t === 'text') return (v) => (typeof v === 'string' ? this.outJson(v, col) : NEED_FIELD);
     if (col.type === 'timestamp' || col.type === 'timestamptz') {
       const digits = col.fraction ?? 6;
       return (v) => {

@@ -96,8 +96,8 @@ export class ColumnRows {
       p = {
         targets,
         converters: targets.map((t, i) => (t ? b.compile(t, sources[i]) : undefined)),
-        natives: targets.map((t, i) => (t ? b.nativeConverter(t, sources[i], true) : undefined)),
-        messageNatives: targets.map((t, i) => (t ? b.nativeConverter(t, sources[i], false) : undefined)),
+        natives: targets.map((t, i) => (t ? b.nativeConverter(t, sources[i], { serverChecks: true, rfc3339: shape.rfc3339 }) : undefined)),
+        messageNatives: targets.map((t, i) => (t ? b.nativeConverter(t, sources[i], { rfc3339: shape.rfc3339 }) : undefined)),
         lossy: targets.map((t, i) => t !== undefined && sources[i] !== undefined && assess(sources[i]!, { col: t, binder: b }).lossy.length > 0),
         cols: [...targets.filter((t): t is ColumnInfo => t !== undefined), ...(this.extra ? [this.extra] : [])],
       };

@@ -1,3 +1,5 @@
+const INTEGER = /^-?\d+$/;
+
 /** A cursor position: the cursor value and, when paging by (cursor, key), the key of that row. */
 export interface Position {
   value: string;
@@ -79,7 +81,9 @@ export class Frontier {
    * batch in flight. False (nothing done) when there is a gap, which only a window can wait out.
    */
   readDense(upTo: Position, values: string[]): boolean {
-    if (this.windows.length || !this.high || !values.length) return false;
+    if (this.windows.length || !this.high || !values.length || !INTEGER.test(this.high.value)) return false;
+    // A column declared integer may hold other values where types are not enforced (SQLite INT PRIMARY KEY, not the rowid).
+    for (const v of values) if (!INTEGER.test(v)) return false;
     const first = BigInt(values[0]!);
     if (first !== BigInt(this.high.value) + 1n || BigInt(values[values.length - 1]!) - first !== BigInt(values.length - 1)) return false;
     this.frontier = this.high = upTo;

@@ -32,6 +32,8 @@ export class LateRows {
   tracking = false;
   private watching = false;
   private closedAt = 0;
+  /** Taken right after this reader's last read: a listing started later can close its windows. */
+  private readMark: number | undefined;
   private blockedSince = 0;
 
   constructor(
@@ -56,6 +58,11 @@ export class LateRows {
     this.watching = false;
     this.tracking = this.o.lagMs > 0;
     if (!this.tracking && this.frontier.high && this.frontier.pending) this.frontier.close(this.frontier.high);
+  }
+
+  /** Called right after each read of the table. */
+  noteRead(): void {
+    if (this.watching) this.readMark = this.o.db.transactions.mark();
   }
 
   /** After a poll: closes the windows that can close (every poll once caught up, a few times a second while reading a backlog). */
@@ -91,7 +98,7 @@ export class LateRows {
     if (!this.watching) return NONE;
     const watch = this.o.db.transactions;
     const clock = ['timestamp', 'timestamptz', 'date', 'time'].includes(this.o.q.column.type);
-    const open = await watch.since(watch.mark(), clock);
+    const open = await watch.since(this.readMark ?? watch.mark(), clock);
     if (open?.hidden === undefined) return open;
     this.blind(open.hidden);
     return this.tracking ? NONE : undefined;

@@ -71,10 +71,6 @@ export class CursorReader implements Reader {
     this.q = new CursorQuery(o.db.dialect, o.column, usable ? pk : []);
   }
 
-  private conn() {
-    return { query: (s: string, p?: readonly unknown[]) => this.o.db.query(s, p) };
-  }
-
   /** Takes the cursor_id's lease, loads the stored position, and finds out whether other sessions' transactions can be seen. */
   async start(lease: boolean): Promise<void> {
     let start: Position | undefined;
@@ -141,6 +137,7 @@ export class CursorReader implements Reader {
       const params: unknown[] = [];
       const res = await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)} WHERE ${this.q.after(this.frontier.high, params)} ORDER BY ${this.q.orderBy()}${d.limit(max)}`, params);
       const rows = !this.q.keyed && res.rows.length >= max ? await this.wholeRuns(res, max) : res.rows;
+      this.late.noteRead();
       caughtUp = res.rows.length < max;
       if (rows.length) {
         const upTo = this.q.positionOf(res, rows[rows.length - 1]!);
@@ -217,7 +214,7 @@ export class CursorReader implements Reader {
   }
 
   async estimate(): Promise<number | null> {
-    if (this.frontier.high === undefined) return this.o.db.dialect.estimateRows(this.conn(), this.o.table);
+    if (this.frontier.high === undefined) return this.o.db.dialect.estimateRows(this.o.db, this.o.table);
     const params: unknown[] = [];
     const r = await this.o.db.query(`SELECT COUNT(*) FROM ${this.o.db.dialect.table(this.o.table)} WHERE ${this.q.after(this.frontier.high, params)}`, params);
     return Number(r.rows[0]?.[0] ?? 0);

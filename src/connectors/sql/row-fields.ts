@@ -118,6 +118,8 @@ export class RowShape {
   private readonly builders: Builder[];
   /** What a sink's binder knows of each column: its type, and whether the database enforces it. */
   readonly sources: SourceColumn[];
+  /** Timestamp columns become RFC 3339 text in fields (timestamps=rfc3339), not the database's own text. */
+  readonly rfc3339: boolean;
 
   constructor(
     readonly columns: RenderColumn[],
@@ -129,6 +131,7 @@ export class RowShape {
   ) {
     columns.forEach((c, i) => this.index.set(c.name, i));
     this.sources = sources;
+    this.rfc3339 = o.timestamps === 'rfc3339';
     this.builders = columns.map((c) => {
       const b = builder(c, o, loose);
       return (raw: unknown) => (raw === null || raw === undefined ? NULL_FIELD : b(raw));

@@ -55,7 +55,8 @@ export class TransactionWatch {
         return listing;
       },
       (e: unknown) => {
-        this.settled(false);
+        // A failed listing says nothing about the cache: tried again after the usual interval.
+        this.nextAt = Date.now() + this.db.dialect.transactionListIntervalMs;
         throw e;
       },
     );

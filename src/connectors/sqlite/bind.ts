@@ -34,8 +34,8 @@ export class SqliteBinder extends Binder {
   }
 
   /** An untyped column keeps each value's own class (natural): no shortcut past compile's rule. */
-  override nativeConverter(col: ColumnInfo, src?: SourceColumn): NativeConverter | undefined {
-    return col.affinity === 'blob' && col.dbType === '' ? undefined : super.nativeConverter(col, src);
+  override nativeConverter(col: ColumnInfo, src?: SourceColumn, o?: Parameters<Binder['nativeConverter']>[2]): NativeConverter | undefined {
+    return col.affinity === 'blob' && col.dbType === '' ? undefined : super.nativeConverter(col, src, o);
   }
 
   protected override outBool(v: boolean): unknown {
