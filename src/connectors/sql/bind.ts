@@ -1,11 +1,9 @@
 import { parseJsonExact, isJson, type JsonNode } from '../../core/json-exact.js';
 import { stringValue, type RawField } from '../../core/json-fields.js';
-import { BASE64, familyOf, FALSE, FRACTION, type KindHolds, type NativeConverter, NEED_FIELD, OFFSET, PASS_THROUGH, reject, sameType, SHORT_INT, show, type SourceColumn, TRUE, type Converter, type Typed, utcText } from './bind-rules.js';
+import { BASE64, familyOf, FALSE, FRACTION, type KindHolds, type NativeConverter, OFFSET, PASS_THROUGH, reject, sameType, SHORT_INT, show, type SourceColumn, TRUE, type Converter, type Typed, utcText } from './bind-rules.js';
+import { nativeConverterOf, type NativeOptions } from './native-converter.js';
 import { decimalText, fitsDouble, fitsFloat32, integerInRange, parseDecimal, specialNumber, type Decimal } from './exact.js';
 import type { ColumnInfo, LogicalType } from './types.js';
-
-/** A date and time without a zone, as text sources and MySQL DATETIME give it; group 1: the fraction. */
-const DATETIME = /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.(\d*?)0*)?$/;
 
 export { NEED_FIELD, PASS_THROUGH, Reject, show, utcText, type Converter, type KindHolds, type NativeConverter, type SourceColumn } from './bind-rules.js';
 
@@ -34,50 +32,16 @@ export class Binder {
     return (f, native) => (f.kind === 'null' && (native === undefined || native === null) ? null : typed(f, familyOf(native, src), native));
   }
 
-  /**
-   * For the commonest pairs of kinds, the driver's value is the field: a safe integer into an
-   * integer column in range; a string of a text source into unbounded text, into JSON on a kind
-   * that parses it, or a zone-less date and time (text, MySQL DATETIME) into a timestamp that keeps
-   * its fraction. Such values are converted without building a field (what the full converter would
-   * build, then check the same way); any other value answers NEED_FIELD and goes the full way,
-   * which also names rejections. `serverChecks`: JSON may be left to a database that parses it (rows
-   * without a message: a batch it refuses is written again as messages, which name the field).
-   * `rfc3339`: the source's timestamp columns become RFC 3339 text in fields, so theirs go the full way.
-   */
-  nativeConverter(col: ColumnInfo, src?: SourceColumn, o: { serverChecks?: boolean; rfc3339?: boolean } = {}): NativeConverter | undefined {
-    if (!src || src.type === undefined) return undefined;
-    const t = src.type;
-    // A loose source (SQLite) gives any storage class in any column: only the classes that mean the declared family are taken.
-    const loose = src.loose;
-    if ((col.type === 'int' || col.type === 'bigint') && (t === 'int' || t === 'bigint')) {
-      const lo = col.min === undefined || col.min.length > 16 ? -Infinity : Number(col.min);
-      const hi = col.max === undefined || col.max.length > 15 ? Infinity : Number(col.max);
-      return (v) => {
-        if (loose) {
-          if (typeof v !== 'bigint') return NEED_FIELD;
-          const n = Number(v);
-          return n >= lo && n <= hi && Number.isSafeInteger(n) ? this.outInt(String(v), col) : NEED_FIELD;
-        }
-        if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) && v >= lo && v <= hi ? this.outInt(String(v), col) : NEED_FIELD;
-        if (typeof v !== 'string' || !SHORT_INT.test(v)) return NEED_FIELD;
-        const n = Number(v);
-        return n >= lo && n <= hi ? this.outInt(v, col) : NEED_FIELD;
-      };
-    }
-    if (t !== 'text' && t !== 'uuid' && !(!loose && !o.rfc3339 && t === 'timestamp' && (col.type === 'timestamp' || col.type === 'timestamptz'))) return undefined;
-    if (col.type === 'text' && col.maxLength === undefined && col.maxBytes === undefined && !col.labels)
-      return (v) => (typeof v === 'string' && (this.textNul || !v.includes('\u0000')) ? this.outText(v, col) : NEED_FIELD);
-    // The target's own JSON parser is the check (a batch it refuses is written again as messages, whose converter names the row).
-    if (col.type === 'json' && o.serverChecks && this.serverParsesJson && t === 'text') return (v) => (typeof v === 'string' ? this.outJson(v, col) : NEED_FIELD);
-    if (col.type === 'timestamp' || col.type === 'timestamptz') {
-      const digits = col.fraction ?? 6;
-      return (v) => {
-        if (typeof v !== 'string') return NEED_FIELD;
-        const m = DATETIME.exec(v);
-        return m && (m[1] === undefined || m[1].length <= digits) ? this.outTemporal(v, col) : NEED_FIELD;
-      };
-    }
-    return undefined;
+  /** The shortcut past building a field for common pairs of kinds (see nativeConverterOf). */
+  nativeConverter(col: ColumnInfo, src?: SourceColumn, o: NativeOptions = {}): NativeConverter | undefined {
+    return nativeConverterOf(col, src, o, {
+      textNul: this.textNul,
+      serverParsesJson: this.serverParsesJson,
+      int: (text) => this.outInt(text, col),
+      text: (s) => this.outText(s, col),
+      json: (doc) => this.outJson(doc, col),
+      temporal: (s) => this.outTemporal(s, col),
+    });
   }
 
   protected typed(col: ColumnInfo): Typed {
