@@ -171,8 +171,8 @@ const CONVERTED_ROWS = 2048;
 function batching(a: RouteArgs, source: Source, sink: Sink): { batchSize: number; readAhead: number } {
   const rows = source.rowBatches;
   if (rows === undefined || !sink.writeRows) return { batchSize: a.batchSize, readAhead: a.readAhead };
-  const bytes = rows.wire && sink.largeRowBatches === true;
-  return { batchSize: a.batchSizeGiven ? a.batchSize : bytes ? rows.size : CONVERTED_ROWS, readAhead: a.readAheadGiven || bytes ? a.readAhead : 1 };
+  const bytes = rows.wire && sink.largeRowBatches === true ? rows.size : undefined;
+  return { batchSize: a.batchSizeGiven ? a.batchSize : (bytes ?? CONVERTED_ROWS), readAhead: a.readAheadGiven || bytes ? a.readAhead : 1 };
 }
 
 async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: Endpoint, dst: Endpoint, a: RouteArgs, table: DescribedTable | undefined): Promise<void> {

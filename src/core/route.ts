@@ -133,7 +133,7 @@ export interface Source {
    * best when a sink takes them unchanged (the route uses it unless --batch-size is given), and
    * whether they stay in the wire format (bytes) or are driver values (memory per row).
    */
-  readonly rowBatches?: { size: number; wire: boolean } | undefined;
+  readonly rowBatches?: { wire: true; size: number } | { wire: false } | undefined;
 }
 
 export interface SinkContext {

@@ -127,13 +127,25 @@ export class ColumnRows {
     return plan.targets as ColumnInfo[];
   }
 
-  /** The native converter's answer; a value it would refuse (a kind's out* check) goes the full way, which names the field. */
-  private quick(nat: NativeConverter, native: unknown): unknown {
-    try {
-      return nat(native);
-    } catch {
-      return NEED_FIELD;
+  /**
+   * Column i of a source row as the target's value. A pass-through column needs only the driver's
+   * value (its field is never built), nor does a value the native converter takes; a value it would
+   * refuse (a kind's out* check) goes the full way, which names the field.
+   */
+  private valueAt(plan: ShapePlan, shape: RowShape, row: unknown[], i: number, m: Message | undefined): unknown {
+    const conv = plan.converters[i]!;
+    const native = row[i];
+    if (conv === PASS_THROUGH) return native ?? null;
+    const nat = native === null || native === undefined ? undefined : (m ? plan.messageNatives : plan.natives)[i];
+    if (nat) {
+      try {
+        const quick = nat(native);
+        if (quick !== NEED_FIELD) return quick;
+      } catch {
+        // Refused by the shortcut: the full converter names it.
+      }
     }
+    return this.convert(conv, shape.field(row, i), native, m, shape.columns[i]!.name);
   }
 
   /** A source row (driver values in `shape`'s order) as column values, without a message. */
@@ -155,16 +167,8 @@ export class ColumnRows {
     const plan = this.planFor(shape);
     let lossy = 0;
     for (let i = 0; i < row.length; i++) {
-      const conv = plan.converters[i]!;
-      const native = row[i];
-      // As fromShape does, without a message.
-      if (conv === PASS_THROUGH) out[i] = native ?? null;
-      else {
-        const nat = native === null || native === undefined ? undefined : plan.natives[i];
-        const quick = nat ? this.quick(nat, native) : NEED_FIELD;
-        out[i] = quick !== NEED_FIELD ? quick : this.convert(conv, shape.field(row, i), native, undefined, shape.columns[i]!.name);
-      }
-      if (plan.lossy[i] && native !== null) lossy++;
+      out[i] = this.valueAt(plan, shape, row, i, undefined);
+      if (plan.lossy[i] && row[i] !== null) lossy++;
     }
     return lossy;
   }
@@ -208,12 +212,7 @@ export class ColumnRows {
         else (dropped ??= []).push(names[i]!.name);
         continue;
       }
-      const conv = plan.converters[i]!;
-      // A pass-through column needs only the driver's value: its field is never built; nor is it
-      // for a value the native converter takes.
-      const nat = conv === PASS_THROUGH || native === null || native === undefined ? undefined : (m ? plan.messageNatives : plan.natives)[i];
-      const quick = nat ? this.quick(nat, native) : NEED_FIELD;
-      values.push(conv === PASS_THROUGH ? (native ?? null) : quick !== NEED_FIELD ? quick : this.convert(conv, shape.field(row, i), native, m, names[i]!.name));
+      values.push(this.valueAt(plan, shape, row, i, m));
       if (plan.lossy[i] && native !== null) lossy++;
     }
     return this.finish(m, plan.cols, values, extra, dropped, lossy);

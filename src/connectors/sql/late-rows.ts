@@ -46,7 +46,7 @@ export class LateRows {
   /** Finds out whether other sessions' transactions can be seen (a missing privilege is warned about). */
   async start(): Promise<void> {
     const d = this.o.db.dialect;
-    const blind = d.tracksTransactions ? await d.transactionBlindness({ query: (s, p) => this.o.db.query(s, p) }) : undefined;
+    const blind = d.tracksTransactions ? await d.transactionBlindness(this.o.db) : undefined;
     this.watching = d.tracksTransactions;
     this.tracking = this.watching || this.o.lagMs > 0;
     if (blind) this.blind(blind);

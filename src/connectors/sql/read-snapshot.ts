@@ -40,8 +40,8 @@ export class SnapshotReader implements Reader {
    * values), so they are large and each costs one transaction per 16k rows; rows as driver values
    * take the route's size for values (see batching in cli/route.ts).
    */
-  get rowBatches(): { size: number; wire: boolean } {
-    return this.readsWire ? { size: 16384, wire: true } : { size: 2048, wire: false };
+  get rowBatches(): { wire: true; size: number } | { wire: false } {
+    return this.readsWire ? { wire: true, size: 16384 } : { wire: false };
   }
 
   private get readsWire(): boolean {

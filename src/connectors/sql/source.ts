@@ -153,7 +153,7 @@ export class SqlSource implements Source {
   }
 
   /** A table read once by its key yields rows (SQL sinks write them without messages). */
-  get rowBatches(): { size: number; wire: boolean } | undefined {
+  get rowBatches(): SnapshotReader['rowBatches'] | undefined {
     return this.reader instanceof SnapshotReader ? this.reader.rowBatches : undefined;
   }
 
