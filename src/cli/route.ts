@@ -166,13 +166,19 @@ const CONVERTED_ROWS = 2048;
  * COPY text end to end (appended unchanged) move in the large ranges the source reads (bytes, one
  * transaction each); rows held as values (converted, or read by a driver) move 2,048 at a time with
  * one batch read ahead. Measured on 1M rows: 8-12 % faster than 1,024 with two read ahead into
- * PostgreSQL, at the same peak RSS (~190 MB); 4,096 was faster still, but over 200 MB.
+ * PostgreSQL, at the same peak RSS (~190 MB); 4,096 was faster still, but over 200 MB. A sink that
+ * streams several row batches into one write (PostgreSQL's open COPYs) says how many may be in
+ * flight for it (rowConcurrency).
  */
-function batching(a: RouteArgs, source: Source, sink: Sink): { batchSize: number; readAhead: number } {
+function batching(a: RouteArgs, source: Source, sink: Sink): { batchSize: number; readAhead: number; concurrency?: number } {
   const rows = source.rowBatches;
   if (rows === undefined || !sink.writeRows) return { batchSize: a.batchSize, readAhead: a.readAhead };
   const bytes = rows.wire && sink.largeRowBatches === true ? rows.size : undefined;
-  return { batchSize: a.batchSizeGiven ? a.batchSize : (bytes ?? CONVERTED_ROWS), readAhead: a.readAheadGiven || bytes ? a.readAhead : 1 };
+  return {
+    batchSize: a.batchSizeGiven ? a.batchSize : (bytes ?? CONVERTED_ROWS),
+    readAhead: a.readAheadGiven || bytes ? a.readAhead : 1,
+    ...(sink.rowConcurrency ? { concurrency: sink.rowConcurrency } : {}),
+  };
 }
 
 async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: Endpoint, dst: Endpoint, a: RouteArgs, table: DescribedTable | undefined): Promise<void> {

@@ -181,6 +181,18 @@ export interface Sink {
    */
   readonly concurrency?: number;
   /**
+   * How many row batches (writeRows) may be in flight at once when it differs from `concurrency`:
+   * a sink that streams several batches into one write confirms them together, and needs them
+   * all in flight to do so.
+   */
+  readonly rowConcurrency?: number;
+  /**
+   * Ends a write the sink keeps open for more batches, so that what it holds gets confirmed: no
+   * more batches follow, or (`waiting`) the engine sends none until its oldest write is
+   * confirmed; then a write that ended earlier and is still committing is enough.
+   */
+  flush?(waiting?: boolean): void;
+  /**
    * Of messages whose write failed, how many the sink delivered anyway (an HTTP sink sends each
    * message on its own): the summary counts what reached the sink.
    */

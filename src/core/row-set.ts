@@ -12,6 +12,8 @@ export interface RowSet {
   readonly bytes: number;
   /** One message per row (the row as a JSON object), built once on first use. */
   messages(): Message[];
+  /** Makes the rows available again after a sink let go of them (see SqlRowSet.release); before messages() of a batch written again. */
+  restore?(): Promise<void>;
 }
 
 /** A batch's size whichever way it travels. */

@@ -13,6 +13,8 @@ export interface AckHooks {
   answered(batch: SourceBatch, error: unknown): Promise<void>;
   /** Whether a write error stops the run silently (the stop was asked while retrying). */
   isStop(error: unknown): boolean;
+  /** No write may start until one in flight is settled: the sink is told to confirm what it holds open. */
+  full?(): void;
 }
 
 interface Flight {
@@ -69,7 +71,10 @@ export class AckTracker {
     void done.then(() => (flight.finished = true));
     this.flights.push(flight);
     const back: SourceBatch[] = [];
-    while (this.flights.length >= this.concurrency) await this.settleOldest(back);
+    while (this.flights.length >= this.concurrency) {
+      if (!this.flights[0]!.finished) this.hooks.full?.();
+      await this.settleOldest(back);
+    }
     return back;
   }
 

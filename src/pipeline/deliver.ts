@@ -41,6 +41,7 @@ export async function deliverBatch(batch: SourceBatch, o: DeliverOptions): Promi
     } catch (e) {
       if (!isRejected(e)) throw e;
     }
+    await rows.restore?.();
   }
   return deliver(batch.messages, o);
 }

@@ -16,6 +16,8 @@ export interface RunOptions {
   limit?: number;
   /** Batches read ahead of the sink. */
   readAhead: number;
+  /** Writes in flight at once, when the route decides rather than the sink (row batches). */
+  concurrency?: number;
   maxRetries: number;
   stats: StatsHub;
   /** Aborted on SIGINT/SIGTERM: finish the batch being written, release the rest, save, return. */
@@ -110,8 +112,9 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
   // is written, so a crash re-delivers at most one batch. Otherwise the writes of an append-only
   // sink may overlap; they are still acknowledged in batch order.
   const strict = source.durablePosition === true;
-  const tracker = new AckTracker(strict, strict ? 1 : Math.max(1, o.sink.concurrency ?? 1), {
+  const tracker = new AckTracker(strict, strict ? 1 : Math.max(1, o.concurrency ?? o.sink.concurrency ?? 1), {
     isStop: (e) => e instanceof StoppedWhileRetrying,
+    full: () => sink.flush?.(true),
     written(batch, delivered) {
       written += delivered;
       stats.rowsWritten += delivered;
@@ -168,6 +171,7 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
       giveBack(await tracker.add(batch, done));
     }
     // Finish what is in flight, in order; after a failure the rest is given back.
+    sink.flush?.();
     giveBack(await tracker.drain());
   } finally {
     internal.abort();

@@ -7,7 +7,8 @@ import { hasKeyword } from '../sql/sql-scan.js';
 import { parseTemplate, type Binding, type TokenQuery } from '../sql/tokens.js';
 import { TokenWriter } from '../sql/write-tokens.js';
 import type { Writer } from '../sql/writer.js';
-import { copyIn, copyValue } from './copy-text.js';
+import { CopyTextEncoder } from './copy-encoder.js';
+import { copyChunks } from './copy-text.js';
 import type { PgConnection } from './driver.js';
 
 const IDENT = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
@@ -80,19 +81,20 @@ export class BulkCopyWriter implements Writer {
   }
 
   /** The batch as COPY text; throws a rejection naming a message that cannot be written. */
-  encode(messages: Message[]): string {
-    let out = '';
+  encode(messages: Message[]): Buffer[] {
+    const enc = new CopyTextEncoder();
     const b = this.p.bindings;
+    const values = new Array<unknown>(b.length);
     for (const m of messages) {
-      for (let i = 0; i < b.length; i++) out += (i ? '\t' : '') + copyValue(tokenValue(b[i]!, m, this.db.dialect), m);
-      out += '\n';
+      for (let i = 0; i < b.length; i++) values[i] = tokenValue(b[i]!, m, this.db.dialect);
+      enc.row(values, m);
     }
-    return out;
+    return enc.finish();
   }
 
   async write(messages: Message[]): Promise<void> {
-    const text = this.encode(messages);
-    await this.db.withConnection((conn) => copyIn(conn as PgConnection, this.copySql, text));
+    const chunks = this.encode(messages);
+    await this.db.withConnection((conn) => copyChunks(conn as PgConnection, this.copySql, chunks));
   }
 
   async locate(messages: Message[]) {

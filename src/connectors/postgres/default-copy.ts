@@ -1,7 +1,8 @@
 import type { Message } from '../../core/message.js';
 import type { PlanItem } from '../../core/route.js';
 import { DefaultWriter } from '../sql/write-default.js';
-import { copyIn, copyValue } from './copy-text.js';
+import { CopyTextEncoder } from './copy-encoder.js';
+import { copyChunks } from './copy-text.js';
 import type { PgConnection } from './driver.js';
 
 /** Batches at least this large load through COPY. */
@@ -16,10 +17,15 @@ export class PgDefaultWriter extends DefaultWriter {
   override async write(messages: Message[]): Promise<void> {
     // COPY costs an extra round trip: small batches (a busy listener's) go faster as one INSERT.
     if (messages.length < COPY_FROM) return super.write(messages);
-    let text = '';
-    for (const m of messages) text += copyValue(this.payloadValue(m), m) + '\n';
+    const enc = new CopyTextEncoder();
+    const row = [undefined as unknown];
+    for (const m of messages) {
+      row[0] = this.payloadValue(m);
+      enc.row(row, m);
+    }
+    const chunks = enc.finish();
     const d = this.db.dialect;
-    await this.db.withConnection((c) => copyIn(c as PgConnection, `COPY ${d.table(this.tableName)} (${d.quote('payload')}) FROM STDIN`, text));
+    await this.db.withConnection((c) => copyChunks(c as PgConnection, `COPY ${d.table(this.tableName)} (${d.quote('payload')}) FROM STDIN`, chunks));
   }
 
   override plan(): PlanItem[] {

@@ -48,42 +48,70 @@ export class SnapshotReader implements Reader {
     return this.o.db.driver.readWire !== undefined && !this.hidden && this.o.payloadColumn === undefined;
   }
 
+  private get selectList(): string {
+    const list = this.o.select ?? '*';
+    return this.hidden ? `${this.hidden}, ${list}` : list;
+  }
+
+  private get order(): string {
+    return this.hidden ?? this.keyCols.map((c) => this.o.db.dialect.quote(c.name)).join(', ');
+  }
+
+  /** The condition for keys after `after` (and, with `upTo`, at most `upTo`). */
+  private range(after: string[] | undefined, upTo: string[] | undefined, params: unknown[]): string {
+    const d = this.o.db.dialect;
+    const conds: string[] = [];
+    if (this.hidden) {
+      // rowid is an integer, inlined exactly (PostgreSQL tables without a key use CtidReader).
+      if (after) conds.push(`rowid > ${d.cursorValue('bigint', after[0]!, params)}`);
+      if (upTo) conds.push(`rowid <= ${d.cursorValue('bigint', upTo[0]!, params)}`);
+    } else {
+      if (after) conds.push(d.keysetAfter(this.keyCols, after, params));
+      if (upTo) conds.push(d.keysetAtMost(this.keyCols, upTo, params));
+    }
+    return conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
+  }
+
   async poll(max: number): Promise<SourceBatch | null> {
     const d = this.o.db.dialect;
-    const t = d.table(this.o.table);
     const params: unknown[] = [];
-    let where = '';
-    let order: string;
-    if (this.hidden) {
-      order = this.hidden;
-      if (this.last) {
-        // rowid is an integer, inlined exactly (PostgreSQL tables without a key use CtidReader).
-        where = ` WHERE rowid > ${d.cursorValue('bigint', this.last[0]!, params)}`;
-      }
-    } else {
-      order = this.keyCols.map((c) => d.quote(c.name)).join(', ');
-      if (this.last) where = ` WHERE ${d.keysetAfter(this.keyCols, this.last, params)}`;
-    }
-    const list = this.o.select ?? '*';
-    const select = this.hidden ? `${this.hidden}, ${list}` : list;
+    const where = this.range(this.last, undefined, params);
     // Wire ranges start small and double: the sink's first COPY starts after 2,048 rows, not 16,384
     // (a copy pipelines range by range; the first range is read before anything is written).
     const n = this.readsWire ? Math.min(max, this.ramp) : max;
     this.ramp *= 2;
-    const sql = `SELECT ${select} FROM ${t}${where} ORDER BY ${order}${d.limit(n)}`;
+    const sql = `SELECT ${this.selectList} FROM ${d.table(this.o.table)}${where} ORDER BY ${this.order}${d.limit(n)}`;
     if (this.readsWire) return this.pollWire(sql, params);
     const res = await this.o.db.query(sql, params);
     if (res.rows.length === 0) return null;
     const skip = this.hidden ? 1 : 0;
     const idx = this.hidden ? [0] : this.keyCols.map((c) => res.fields.findIndex((f) => f.name === c.name));
     const lastRow = res.rows[res.rows.length - 1]!;
+    const after = this.last;
     this.last = idx.map((i) => rawText(lastRow[i]));
-    const prefix = `${d.kind}:${this.o.table}:`;
     if (this.o.payloadColumn) {
       const p = res.fields.findIndex((f, i) => i >= skip && f.name === this.o.payloadColumn);
       return { messages: this.o.rows.payloads(res, idx[0]!, p), position: this.position(), ack: async () => {} };
     }
-    return this.batchOf(this.o.rows.rowSet(res, skip, (row) => prefix + idx.map((i) => rawText(row[i])).join(',')));
+    return this.batchOf(this.o.rows.rowSet(res, skip, this.seeds(idx), undefined, this.rereadOf(after, this.last)));
+  }
+
+  /**
+   * Closures a batch keeps are made here, away from poll()'s scope: a closure made there would
+   * share its context, and with it the whole result (every row kept until the batch is acked).
+   */
+  private seeds(idx: number[]): (row: unknown[]) => string {
+    const prefix = `${this.o.db.dialect.kind}:${this.o.table}:`;
+    return (row) => prefix + idx.map((i) => rawText(row[i])).join(',');
+  }
+
+  /** Reads the rows of a batch again: keys after `after` up to `upTo`. */
+  private rereadOf(after: string[] | undefined, upTo: string[]): () => Promise<unknown[][]> {
+    return async () => {
+      const p: unknown[] = [];
+      const sql = `SELECT ${this.selectList} FROM ${this.o.db.dialect.table(this.o.table)}${this.range(after, upTo, p)} ORDER BY ${this.order}`;
+      return (await this.o.db.query(sql, p)).rows;
+    };
   }
 
   /** Whole rows travel as a row set; messages are built only for a sink that reads them. */
@@ -116,8 +144,7 @@ export class SnapshotReader implements Reader {
     const idx = this.keyCols.map((c) => fields.findIndex((f) => f.name === c.name));
     const lastRow = wire.last()!;
     this.last = idx.map((i) => rawText(lastRow[i]));
-    const prefix = `${d.kind}:${this.o.table}:`;
-    return this.batchOf(this.o.rows.rowSet({ fields, rows: [], affected: 0 }, 0, (row) => prefix + idx.map((i) => rawText(row[i])).join(','), wire));
+    return this.batchOf(this.o.rows.rowSet({ fields, rows: [], affected: 0 }, 0, this.seeds(idx), wire));
   }
 
   async estimate(): Promise<number | null> {

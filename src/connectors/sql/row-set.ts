@@ -21,31 +21,66 @@ export interface WireRows {
 }
 
 /**
- * Rows read from a SQL table as the driver returned them (arrays, one value per column of `shape`),
- * or as wire bytes. Messages are built only if a sink asks for them.
+ * Rows read from a SQL table as the driver returned them (arrays, one value per column of `shape`
+ * after `skip` position columns the reader selected for itself), or as wire bytes. Messages are
+ * built only if a sink asks for them.
  */
 export class SqlRowSet implements RowSet {
   private built: Message[] | undefined;
+  private raw: unknown[][] | undefined;
   private arraysValue: unknown[][] | undefined;
 
   constructor(
     readonly shape: RowShape,
-    readonly count: number,
+    public count: number,
     readonly bytes: number,
-    rows: unknown[][] | undefined,
-    private readonly build: (rows: unknown[][]) => Message[],
+    raw: unknown[][] | undefined,
+    private readonly skip: number,
+    /** The messages of rows as read (position columns included). */
+    private readonly build: (raw: unknown[][]) => Message[],
     readonly wire?: WireRows,
+    /** Reads the batch's rows again (its key range), when the source can. */
+    private readonly reread?: () => Promise<unknown[][]>,
   ) {
-    this.arraysValue = rows;
+    this.raw = raw;
+  }
+
+  private rows(): unknown[][] {
+    if (this.raw) return this.raw;
+    if (this.wire) return (this.raw = this.wire.parse());
+    throw new Error('the rows of this batch were released and not restored (a bug)');
   }
 
   /** One array of driver values per row, in the shape's column order. */
   arrays(): unknown[][] {
-    return (this.arraysValue ??= this.wire!.parse());
+    if (this.arraysValue) return this.arraysValue;
+    const raw = this.rows();
+    return (this.arraysValue = this.skip ? raw.map((r) => r.slice(this.skip)) : raw);
   }
 
   messages(): Message[] {
-    return (this.built ??= this.build(this.arrays()));
+    return (this.built ??= this.build(this.rows()));
+  }
+
+  /**
+   * Lets go of the values once a sink turned them into bytes, when they can be had again (from
+   * the wire bytes, or by reading the key range again): a batch waiting for its commit then holds
+   * nothing the garbage collector must copy (rows kept alive until a commit cost more in
+   * collection than in conversion).
+   */
+  release(): void {
+    if (!this.wire && !this.reread) return;
+    this.raw = this.arraysValue = this.built = undefined;
+  }
+
+  /**
+   * The rows again after release(): the wire bytes parsed again, or the key range read again (a
+   * batch written again after a failure has the rows the range holds then, as any later read).
+   */
+  async restore(): Promise<void> {
+    if (this.raw || this.wire || !this.reread) return;
+    this.raw = await this.reread();
+    this.count = this.raw.length;
   }
 }
 

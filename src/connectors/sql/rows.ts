@@ -73,16 +73,17 @@ export class RowMessages {
 
   /**
    * Whole rows as a row set: sinks that write rows take the arrays, others get the messages
-   * rowsAsJson would have made. `wire` is the batch in the kind's own format when read that way.
+   * rowsAsJson would have made. `wire` is the batch in the kind's own format when read that way;
+   * `reread` reads the batch's rows again (its key range) after a sink released them.
    */
-  rowSet(res: SqlResult, skip: number, seedOf: (row: unknown[], i: number) => string, wire?: WireRows): SqlRowSet {
+  rowSet(res: SqlResult, skip: number, seedOf: (row: unknown[], i: number) => string, wire?: WireRows, reread?: () => Promise<unknown[][]>): SqlRowSet {
     const { shape } = this.renderer(res.fields, skip);
     const count = wire ? wire.count : res.rows.length;
     const bytes = wire ? wire.chunks.reduce((n, c) => n + c.length, 0) : estimateBytes(res.rows, skip);
-    const arrays = wire ? undefined : skip ? res.rows.map((r) => r.slice(skip)) : res.rows;
     // Messages are made from the rows as read: a hidden position column (skip) gives their ids.
-    const build = wire ? (rows: unknown[][]) => this.rowsAsJson({ ...res, rows }, 0, seedOf) : () => this.rowsAsJson(res, skip, seedOf);
-    return new SqlRowSet(shape, count, bytes, arrays, build, wire);
+    const fields = res.fields;
+    const build = (rows: unknown[][]): Message[] => this.rowsAsJson({ fields, rows, affected: 0 }, skip, seedOf);
+    return new SqlRowSet(shape, count, bytes, wire ? undefined : res.rows, skip, build, wire, reread);
   }
 
   /** Queue rows: the message is the payload column as stored (bytes, JSON or text). */

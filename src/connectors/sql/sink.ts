@@ -140,6 +140,15 @@ export class SqlSink implements Sink {
     return this.writer?.concurrency ?? 1;
   }
 
+  /** Rows appended unchanged travel in large ranges, each a COPY of its own; others may share open COPYs. */
+  get rowConcurrency(): number | undefined {
+    return this.largeRowBatches ? undefined : this.writer?.rowConcurrency;
+  }
+
+  flush(waiting?: boolean): void {
+    this.writer?.flush?.(waiting);
+  }
+
   locate(messages: Message[]) {
     return this.writer.locate(messages);
   }

@@ -22,6 +22,10 @@ export interface Writer {
   plan(): PlanItem[];
   /** Batches that may be written at once (appends only); 1 when order matters. */
   readonly concurrency?: number;
+  /** Row batches that may be in flight at once, when writeRows confirms several together (Sink.rowConcurrency). */
+  readonly rowConcurrency?: number;
+  /** Ends a write held open for more batches (Sink.flush). */
+  flush?(waiting?: boolean): void;
 }
 
 /** Writers that turn a batch into SQL statements run in one transaction per batch. */

@@ -1,0 +1,149 @@
+import type { Writable } from 'node:stream';
+import type { Database } from '../sql/database.js';
+import type { PgConnection } from './driver.js';
+
+/** When an open COPY is ended and committed. */
+export interface SessionLimits {
+  /** Batches in one COPY. */
+  batches: number;
+  /** Bytes of COPY data in one COPY. */
+  bytes: number;
+  /** A COPY that received nothing for this long is ended (the source is slower than the sink). */
+  idleMs: number;
+}
+
+/**
+ * One `COPY … FROM STDIN` on a held connection, fed batch after batch: bytes go to the server as
+ * soon as they are encoded, and every batch in it is confirmed when the COPY commits.
+ */
+class Session {
+  batches = 0;
+  bytes = 0;
+  private stream: Writable | undefined;
+  /** The server refused the COPY (or the connection broke): nothing more is written to it. */
+  private failed = false;
+  private chain: Promise<void>;
+  readonly committed: Promise<void>;
+
+  constructor(
+    db: Database,
+    readonly sql: string,
+  ) {
+    let opened!: () => void;
+    const started = new Promise<void>((r) => (opened = r));
+    this.committed = db.withConnection(async (c) => {
+      const { from } = (await import('pg-copy-streams')).default;
+      const stream = (c as PgConnection).client.query(from(sql));
+      this.stream = stream;
+      // The stream may report more than one error; `committed` carries the first.
+      stream.on('error', () => (this.failed = true));
+      opened();
+      await new Promise<void>((resolve, reject) => {
+        stream.once('finish', resolve);
+        stream.once('error', reject);
+      });
+    });
+    // A COPY that could not start (no connection) fails its batches through `committed`.
+    this.committed.catch(() => opened());
+    this.chain = started;
+  }
+
+  /** Queues `chunks` after what was written before; resolves once the stream took them (backpressure). */
+  write(chunks: Buffer[]): Promise<void> {
+    return this.then(async (s) => {
+      for (const chunk of chunks) {
+        if (this.failed || s.destroyed) return;
+        if (!s.write(chunk)) await drained(s);
+      }
+    });
+  }
+
+  /** Ends the COPY after everything queued: the server commits it. */
+  end(): void {
+    void this.then(async (s) => {
+      s.end();
+    });
+  }
+
+  /** Runs `step` after the steps before it; a step that throws aborts the COPY (CopyFail), which fails `committed`. */
+  private then(step: (s: Writable) => Promise<void>): Promise<void> {
+    this.chain = this.chain.then(async () => {
+      const s = this.stream;
+      if (!s || this.failed || s.destroyed) return;
+      try {
+        await step(s);
+      } catch (e) {
+        this.failed = true;
+        s.destroy(e as Error);
+      }
+    });
+    return this.chain;
+  }
+}
+
+function drained(s: Writable): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      s.off('drain', done);
+      s.off('close', done);
+      s.off('error', done);
+      resolve();
+    };
+    s.on('drain', done);
+    s.on('close', done);
+    s.on('error', done);
+  });
+}
+
+/**
+ * Appends batches through a COPY kept open across them, ended after `limits`, when the column
+ * list changes, when nothing arrives for `idleMs`, or on flush(). A COPY per batch made the server
+ * wait on a round trip and a commit every 2,048 rows; here it reads a steady stream. While one COPY
+ * commits, the next batches open another on a second connection.
+ */
+export class CopyAppender {
+  private open: Session | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** COPYs ended and not yet committed. */
+  private committing = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly limits: SessionLimits,
+  ) {}
+
+  /** Sends a batch's COPY data (whole rows); resolves once the COPY holding it committed, rejects if it failed. */
+  async append(sql: string, chunks: Buffer[]): Promise<void> {
+    if (this.open && this.open.sql !== sql) this.flush();
+    const s = (this.open ??= new Session(this.db, sql));
+    s.batches++;
+    for (const c of chunks) s.bytes += c.length;
+    const written = s.write(chunks);
+    if (s.batches >= this.limits.batches || s.bytes >= this.limits.bytes) this.flush();
+    else this.arm();
+    await written;
+    await s.committed;
+  }
+
+  /**
+   * Ends the open COPY, so the batches in it are committed without waiting for more; while
+   * `waiting` (for the oldest batch), only if no COPY ended before it is still committing.
+   */
+  flush(waiting = false): void {
+    if (waiting && this.committing > 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const s = this.open;
+    this.open = undefined;
+    if (!s) return;
+    this.committing++;
+    const done = (): void => void this.committing--;
+    s.committed.then(done, done);
+    s.end();
+  }
+
+  private arm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.flush(), this.limits.idleMs);
+  }
+}
