@@ -90,6 +90,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     await sink.open(sinkCtx).catch((e: unknown) => {
       throw e instanceof BridgeError ? e.on('sink') : e;
     });
+    if (sink.wireFormat) source.useWireFormat?.(sink.wireFormat);
     if (reply) {
       replySink = await createSink(reply);
       await replySink.open(sinkCtx);

@@ -134,6 +134,8 @@ export interface Source {
    * whether they stay in the wire format (bytes) or are driver values (memory per row).
    */
   readonly rowBatches?: { wire: true; size: number } | { wire: false } | undefined;
+  /** The sink takes rows unchanged in `format` (Sink.wireFormat): read them so if the source can. */
+  useWireFormat?(format: string): void;
 }
 
 export interface SinkContext {
@@ -170,6 +172,8 @@ export interface Sink {
    * row batches. Otherwise each row becomes values, and batches keep the usual size.
    */
   readonly largeRowBatches?: boolean;
+  /** The wire format in which the sink takes the source's rows unchanged, when not the source's default (PostgreSQL binary COPY). */
+  readonly wireFormat?: string | undefined;
   /**
    * The first message of a rejected batch that the sink refuses, found without keeping anything
    * written (probes are rolled back), with the sink's own error.

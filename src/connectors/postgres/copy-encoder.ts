@@ -1,48 +1,19 @@
 import { rejectedError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
+import { ChunkBuffer } from './chunk-buffer.js';
 import { arrayLiteral } from './copy-text.js';
 
-/** Bytes per chunk handed to the COPY stream (one CopyData message each). */
-const CHUNK = 256 * 1024;
 const ESCAPES = /[\\\t\n\r\0]/;
 const ESCAPE_MAP: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 /** Strings longer than this get their exact byte length measured instead of reserving 3 bytes per code unit. */
 const LONG = 16 * 1024;
 
-/** Node's own string writers (on every Buffer, not in its typings): no argument parsing per call. */
-type FastBuffer = Buffer & { utf8Write(s: string, offset: number): number; latin1Write(s: string, offset: number): number };
-
 /**
  * COPY text format written straight into Buffers, value by value: no string per row and no string
  * per chunk to encode again (joining row strings and encoding the result cost about 4 µs a row,
- * five times this). Rows may span chunks; COPY takes the data as one byte stream.
+ * five times this).
  */
-export class CopyTextEncoder {
-  private buf = Buffer.allocUnsafe(CHUNK) as FastBuffer;
-  /** Where the chunk being filled starts in `buf` (finish() hands out a part and the next fills the rest). */
-  private start = 0;
-  private off = 0;
-  private readonly done: Buffer[] = [];
-
-  /** Makes room for `n` more bytes, closing the current chunk when they would not fit in it. */
-  private room(n: number): void {
-    if (this.off + n <= this.buf.length) return;
-    if (this.off > this.start) {
-      this.done.push(this.buf.subarray(this.start, this.off));
-    }
-    this.buf = Buffer.allocUnsafe(Math.max(CHUNK, n)) as FastBuffer;
-    this.start = this.off = 0;
-  }
-
-  /** Every chunk, the last one included; the encoder starts empty again. */
-  finish(): Buffer[] {
-    if (this.off > this.start) {
-      this.done.push(this.buf.subarray(this.start, this.off));
-      this.start = this.off;
-    }
-    return this.done.splice(0);
-  }
-
+export class CopyTextEncoder extends ChunkBuffer {
   /** One row: the values tab-separated, then a newline. A value PostgreSQL cannot store rejects `m` (unnamed without one). */
   row(values: readonly unknown[], m?: Message): void {
     const n = values.length;

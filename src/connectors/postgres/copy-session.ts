@@ -12,6 +12,12 @@ export interface SessionLimits {
   idleMs: number;
 }
 
+/** What a COPY's data starts and ends with around the batches' (binary COPY's header and trailer). */
+export interface Frame {
+  head: Buffer;
+  tail: Buffer;
+}
+
 /**
  * One `COPY … FROM STDIN` on a held connection, fed batch after batch: bytes go to the server as
  * soon as they are encoded, and every batch in it is confirmed when the COPY commits.
@@ -22,12 +28,15 @@ class Session {
   private stream: Writable | undefined;
   /** The server refused the COPY (or the connection broke): nothing more is written to it. */
   private failed = false;
-  private chain: Promise<void>;
+  private readonly started: Promise<void>;
   readonly committed: Promise<void>;
 
   constructor(
     db: Database,
     readonly sql: string,
+    private readonly frame: Frame | undefined,
+    /** Data goes out one COPY after another: the steps of every session of an appender, in order. */
+    private readonly line: { chain: Promise<void> },
   ) {
     let opened!: () => void;
     const started = new Promise<void>((r) => (opened = r));
@@ -45,7 +54,8 @@ class Session {
     });
     // A COPY that could not start (no connection) fails its batches through `committed`.
     this.committed.catch(() => opened());
-    this.chain = started;
+    this.started = started;
+    if (frame) void this.write([frame.head]);
   }
 
   /** Queues `chunks` after what was written before; resolves once the stream took them (backpressure). */
@@ -60,6 +70,7 @@ class Session {
 
   /** Ends the COPY after everything queued: the server commits it. */
   end(): void {
+    if (this.frame) void this.write([this.frame.tail]);
     void this.then(async (s) => {
       s.end();
     });
@@ -67,7 +78,8 @@ class Session {
 
   /** Runs `step` after the steps before it; a step that throws aborts the COPY (CopyFail), which fails `committed`. */
   private then(step: (s: Writable) => Promise<void>): Promise<void> {
-    this.chain = this.chain.then(async () => {
+    this.line.chain = this.line.chain.then(async () => {
+      await this.started;
       const s = this.stream;
       if (!s || this.failed || s.destroyed) return;
       try {
@@ -77,7 +89,7 @@ class Session {
         s.destroy(e as Error);
       }
     });
-    return this.chain;
+    return this.line.chain;
   }
 }
 
@@ -106,16 +118,22 @@ export class CopyAppender {
   private timer: NodeJS.Timeout | undefined;
   /** COPYs ended and not yet committed. */
   private committing = 0;
+  /**
+   * The order data is sent in: a COPY's data goes out after the previous COPY's last byte, so one
+   * server backend at a time receives rows (two receiving at once cost the server ~25 % more CPU in
+   * contention); the next COPY is opened meanwhile, and takes over as the previous one commits.
+   */
+  private readonly line = { chain: Promise.resolve() };
 
   constructor(
     private readonly db: Database,
     private readonly limits: SessionLimits,
   ) {}
 
-  /** Sends a batch's COPY data (whole rows); resolves once the COPY holding it committed, rejects if it failed. */
-  async append(sql: string, chunks: Buffer[]): Promise<void> {
+  /** Sends a batch's COPY data (whole rows, `frame` around a COPY's rows); resolves once the COPY holding it committed, rejects if it failed. */
+  async append(sql: string, chunks: Buffer[], frame?: Frame): Promise<void> {
     if (this.open && this.open.sql !== sql) this.flush();
-    const s = (this.open ??= new Session(this.db, sql));
+    const s = (this.open ??= new Session(this.db, sql, frame, this.line));
     s.batches++;
     for (const c of chunks) s.bytes += c.length;
     const written = s.write(chunks);

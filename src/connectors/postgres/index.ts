@@ -3,6 +3,7 @@ import type { PoolFactory } from '../sql/pool.js';
 import type { SqlConnection } from '../sql/types.js';
 import { parsePgArray } from './array.js';
 import { PostgresDialect } from './dialect.js';
+import { BINARY_KEY_TYPES } from './copy-out.js';
 import { classifyPg, pgPoolFactory } from './driver.js';
 
 export const postgresKind: KindDriver = {
@@ -20,6 +21,7 @@ export const postgresKind: KindDriver = {
     return (db) => new BulkCopyWriter(db, plan, insert);
   },
   keylessReader: async (db, table, rows) => new (await import('./read-ctid.js')).CtidReader(db, table, rows),
-  readWire: async (db, select, params, columns) => (await import('./copy-out.js')).copyOut(db, select, params, columns),
+  readWire: async (db, select, params, columns, format) => (await import('./copy-out.js')).copyOut(db, select, params, columns, format),
+  binaryWire: (keys) => keys.length > 0 && keys.every((k) => k.castType !== undefined && BINARY_KEY_TYPES.has(k.castType)),
   changeSource: async (ep) => new (await import('./cdc-source.js')).CdcSource(ep),
 };

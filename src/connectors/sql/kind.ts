@@ -35,10 +35,12 @@ export interface KindDriver {
   /** A snapshot of a table without a primary key, paged by the kind's physical row position. */
   keylessReader?(db: Database, table: string, rows: RowMessages, select: string): Promise<Reader>;
   /**
-   * Reads one key range of a table in the kind's own wire format (PostgreSQL COPY text): a sink of
-   * the same kind takes the bytes unchanged. `select` may hold bound parameters.
+   * Reads one key range of a table in the kind's own wire format (PostgreSQL COPY text, or binary):
+   * a sink of the same kind takes the bytes unchanged. `select` may hold bound parameters.
    */
-  readWire?(db: Database, select: string, params: readonly unknown[], columns: { name: string; dbType: string }[]): Promise<WireRows>;
+  readWire?(db: Database, select: string, params: readonly unknown[], columns: { name: string; dbType: string }[], format?: 'text' | 'binary'): Promise<WireRows>;
+  /** Whether ranges of a table keyed by `keys` can be read in binary (the last key decoded from it). */
+  binaryWire?(keys: ColumnInfo[]): boolean;
   /** publication=: change capture. */
   changeSource?(ep: Endpoint): Promise<Source>;
 }

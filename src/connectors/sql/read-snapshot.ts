@@ -28,6 +28,8 @@ export class SnapshotReader implements Reader {
   private wireFields: SqlResult['fields'] | undefined;
 
   private ramp = 2048;
+  /** The wire format ranges are read in (useWireFormat). */
+  private wireFormat: 'text' | 'binary' = 'text';
 
   constructor(private readonly o: SnapshotOptions) {
     const pos = o.db.dialect.rowPosition;
@@ -42,6 +44,16 @@ export class SnapshotReader implements Reader {
    */
   get rowBatches(): { wire: true; size: number } | { wire: false } {
     return this.readsWire ? { wire: true, size: 16384 } : { wire: false };
+  }
+
+  /**
+   * The sink takes ranges unchanged in `format` (PostgreSQL binary COPY): they are read so when the
+   * kind can decode this table's key from it (the next range starts after the last key).
+   */
+  useWireFormat(format: string): boolean {
+    if (format !== 'binary' || !this.readsWire || !this.o.db.driver.binaryWire?.(this.keyCols)) return false;
+    this.wireFormat = 'binary';
+    return true;
   }
 
   private get readsWire(): boolean {
@@ -139,12 +151,14 @@ export class SnapshotReader implements Reader {
     const readWire = this.o.db.driver.readWire!;
     this.wireFields ??= (await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)}${d.limit(0)}`)).fields;
     const fields = this.wireFields;
-    const wire = await readWire(this.o.db, sql, params, fields.map((f) => ({ name: f.name, dbType: f.type ?? '' })));
+    const wire = await readWire(this.o.db, sql, params, fields.map((f) => ({ name: f.name, dbType: f.type ?? '' })), this.wireFormat);
     if (wire.count === 0) return null;
     const idx = this.keyCols.map((c) => fields.findIndex((f) => f.name === c.name));
     const lastRow = wire.last()!;
+    const after = this.last;
     this.last = idx.map((i) => rawText(lastRow[i]));
-    return this.batchOf(this.o.rows.rowSet({ fields, rows: [], affected: 0 }, 0, this.seeds(idx), wire));
+    // A sink lets go of the bytes once sent; a batch it must write again is read again (binary rows are never parsed here).
+    return this.batchOf(this.o.rows.rowSet({ fields, rows: [], affected: 0 }, 0, this.seeds(idx), wire, this.rereadOf(after, this.last)));
   }
 
   async estimate(): Promise<number | null> {
@@ -152,7 +166,7 @@ export class SnapshotReader implements Reader {
   }
 
   plan(): PlanItem[] {
-    const by = this.hidden ? `${this.hidden} (no primary key)` : this.keyCols.map((c) => c.name).join(', ');
+    const by = `${this.hidden ? `${this.hidden} (no primary key)` : this.keyCols.map((c) => c.name).join(', ')}${this.wireFormat === 'binary' ? ', ranges read as binary COPY' : ''}`;
     const d = this.o.db.dialect;
     const order = this.hidden ?? this.keyCols.map((c) => d.quote(c.name)).join(', ');
     return [

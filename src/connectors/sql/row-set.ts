@@ -3,19 +3,20 @@ import type { RowSet } from '../../core/row-set.js';
 import type { RowShape } from './row-fields.js';
 
 /**
- * A batch in a kind's own wire format (PostgreSQL COPY text), as the reader received it: a sink of
- * the same kind whose columns match takes the bytes unchanged; anything else parses them into rows.
+ * A batch in a kind's own wire format (PostgreSQL COPY text or binary), as the reader received it: a
+ * sink of the same kind whose columns match takes the bytes unchanged; anything else parses them
+ * into rows (text), or reads the rows again (binary).
  */
 export interface WireRows {
   kind: string;
   format: string;
   chunks: Buffer[];
-  /** Source column name and declared type of each field of a wire row, in order. */
+  /** Source column name and type of each field of a wire row, in order (the result's logical type). */
   columns: { name: string; dbType: string }[];
   /** Rows in the batch. */
   count: number;
-  /** The rows as arrays of the same values a query would have returned. */
-  parse(): unknown[][];
+  /** The rows as arrays of the same values a query would have returned; absent for a format only the kind itself reads (binary). */
+  parse?(): unknown[][];
   /** The last row alone (the next range starts after its key). */
   last(): unknown[] | undefined;
 }
@@ -29,6 +30,7 @@ export class SqlRowSet implements RowSet {
   private built: Message[] | undefined;
   private raw: unknown[][] | undefined;
   private arraysValue: unknown[][] | undefined;
+  private wireRows: WireRows | undefined;
 
   constructor(
     readonly shape: RowShape,
@@ -38,17 +40,23 @@ export class SqlRowSet implements RowSet {
     private readonly skip: number,
     /** The messages of rows as read (position columns included). */
     private readonly build: (raw: unknown[][]) => Message[],
-    readonly wire?: WireRows,
+    wire?: WireRows,
     /** Reads the batch's rows again (its key range), when the source can. */
     private readonly reread?: () => Promise<unknown[][]>,
   ) {
     this.raw = raw;
+    this.wireRows = wire;
+  }
+
+  /** The batch in the kind's wire format, until released. */
+  get wire(): WireRows | undefined {
+    return this.wireRows;
   }
 
   private rows(): unknown[][] {
     if (this.raw) return this.raw;
-    if (this.wire) return (this.raw = this.wire.parse());
-    throw new Error('the rows of this batch were released and not restored (a bug)');
+    if (this.wireRows?.parse) return (this.raw = this.wireRows.parse());
+    throw new Error('the rows of this batch were released or are in binary, and were not restored (a bug)');
   }
 
   /** One array of driver values per row, in the shape's column order. */
@@ -63,22 +71,23 @@ export class SqlRowSet implements RowSet {
   }
 
   /**
-   * Lets go of the values once a sink turned them into bytes, when they can be had again (from
-   * the wire bytes, or by reading the key range again): a batch waiting for its commit then holds
-   * nothing the garbage collector must copy (rows kept alive until a commit cost more in
-   * collection than in conversion).
+   * Lets go of the values (and wire bytes) once a sink sent them, when they can be had again (by
+   * reading the key range again, or parsing the bytes kept): a batch waiting for its commit then
+   * holds nothing the garbage collector must copy (rows kept alive until a commit cost more in
+   * collection than in conversion), and no bytes already sent.
    */
   release(): void {
-    if (!this.wire && !this.reread) return;
+    if (this.reread) this.wireRows = undefined;
+    else if (!this.wireRows?.parse) return;
     this.raw = this.arraysValue = this.built = undefined;
   }
 
   /**
-   * The rows again after release(): the wire bytes parsed again, or the key range read again (a
-   * batch written again after a failure has the rows the range holds then, as any later read).
+   * The rows again after release(): the key range read again (a batch written again after a
+   * failure has the rows the range holds then, as any later read), or the wire bytes parsed again.
    */
   async restore(): Promise<void> {
-    if (this.raw || this.wire || !this.reread) return;
+    if (this.raw || this.wireRows?.parse || !this.reread) return;
     this.raw = await this.reread();
     this.count = this.raw.length;
   }

@@ -27,6 +27,8 @@ export class SqlSink implements Sink {
   /** Present when the writer takes rows from a SQL table without messages (columns=auto). */
   writeRows: ((rows: RowSet) => Promise<boolean>) | undefined;
   largeRowBatches = false;
+  wireFormat: string | undefined;
+  rowConcurrency: number | undefined;
 
   constructor(private readonly ep: Endpoint) {}
 
@@ -96,6 +98,9 @@ export class SqlSink implements Sink {
       this.writer = driver.columnsWriter ? await driver.columnsWriter(this.db, options) : new ColumnsWriter(this.db, options);
       this.takeRows();
       this.largeRowBatches = this.writer instanceof ColumnsWriter && this.writer.appendsUnchanged(ctx.sourceTable);
+      const rows = this.writer.rowsFrom?.(ctx.sourceTable);
+      this.wireFormat = rows?.wireFormat;
+      this.rowConcurrency = rows?.concurrency;
     } else {
       // Without tokens, insert_query (with its `?`) binds the whole payload once, as the default does.
       if (insert) this.writer = new TokenWriter(this.db, insert);
@@ -138,11 +143,6 @@ export class SqlSink implements Sink {
 
   get concurrency(): number {
     return this.writer?.concurrency ?? 1;
-  }
-
-  /** Rows appended unchanged travel in large ranges, each a COPY of its own; others may share open COPYs. */
-  get rowConcurrency(): number | undefined {
-    return this.largeRowBatches ? undefined : this.writer?.rowConcurrency;
   }
 
   flush(waiting?: boolean): void {

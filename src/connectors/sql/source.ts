@@ -157,6 +157,10 @@ export class SqlSource implements Source {
     return this.reader instanceof SnapshotReader ? this.reader.rowBatches : undefined;
   }
 
+  useWireFormat(format: string): void {
+    if (this.reader instanceof SnapshotReader) this.reader.useWireFormat(format);
+  }
+
   caughtUp(): boolean {
     return this.waiting;
   }

@@ -61,6 +61,7 @@ export class ColumnsWriter extends StatementWriter {
   /** Rows read from a SQL table, converted column by column without a message per row. */
   async writeRows(set: RowSet): Promise<boolean> {
     if (!(set instanceof SqlRowSet)) return false;
+    await set.restore();
     const rows = set.arrays();
     const converted = new Array<Row>(rows.length);
     for (let i = 0; i < rows.length; i++) converted[i] = this.rows.rowOf(set.shape, rows[i]!);

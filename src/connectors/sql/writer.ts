@@ -1,6 +1,6 @@
 import { BridgeError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
-import type { PlanItem, Reply } from '../../core/route.js';
+import type { DescribedTable, PlanItem, Reply } from '../../core/route.js';
 import type { RowSet } from '../../core/row-set.js';
 import type { Database } from './database.js';
 
@@ -22,8 +22,12 @@ export interface Writer {
   plan(): PlanItem[];
   /** Batches that may be written at once (appends only); 1 when order matters. */
   readonly concurrency?: number;
-  /** Row batches that may be in flight at once, when writeRows confirms several together (Sink.rowConcurrency). */
-  readonly rowConcurrency?: number;
+  /**
+   * How the writer takes row batches of `source` (called once, at open): the wire format it takes
+   * unchanged (Sink.wireFormat), and how many may be in flight when writeRows confirms several
+   * together (Sink.rowConcurrency).
+   */
+  rowsFrom?(source: DescribedTable | undefined): { wireFormat?: string; concurrency?: number };
   /** Ends a write held open for more batches (Sink.flush). */
   flush?(waiting?: boolean): void;
 }
