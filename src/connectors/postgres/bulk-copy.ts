@@ -1,12 +1,17 @@
 import { configError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { PlanItem } from '../../core/route.js';
-import { tokenValue } from '../sql/convert.js';
+import { fieldToken, tokenValue } from '../sql/convert.js';
 import type { Database } from '../sql/database.js';
 import { hasKeyword } from '../sql/sql-scan.js';
 import { parseTemplate, type Binding, type TokenQuery } from '../sql/tokens.js';
 import { TokenWriter } from '../sql/write-tokens.js';
-import type { Writer } from '../sql/writer.js';
+import type { RowIntake, Writer } from '../sql/writer.js';
+import type { RowSet } from '../../core/row-set.js';
+import type { DescribedTable } from '../../core/route.js';
+import type { SourceColumn } from '../sql/bind.js';
+import { SqlRowSet } from '../sql/row-set.js';
+import { BINARY_HEAD, BINARY_TAIL, pickCopyFields } from './copy-out.js';
 import { CopyTextEncoder } from './copy-encoder.js';
 import { copyChunks } from './copy-text.js';
 import type { PgConnection } from './driver.js';
@@ -64,12 +69,39 @@ export function parseCopyQuery(q: TokenQuery): CopyPlan {
   return { table: table.trim(), columns, bindings };
 }
 
+/** The source column each `${payload:…}` token names (its place in the table), and whether their COPY text is what the tokens bind. */
+interface TokenColumns {
+  names: string[];
+  indexes: number[];
+  passThrough: boolean;
+}
+
+/** Types whose value, as a token binds it, is the column's COPY text (a JSON string, number or boolean of it). */
+const PLAIN = new Set(['text', 'uuid', 'date', 'time', 'timestamp', 'timestamptz', 'decimal', 'int', 'bigint', 'bool']);
+
+function tokenColumns(bindings: Binding[], source: DescribedTable): TokenColumns | undefined {
+  const names: string[] = [];
+  const indexes: number[] = [];
+  let passThrough = true;
+  for (const b of bindings) {
+    if (b.from !== 'field') return undefined;
+    const i = source.columns.findIndex((c) => c.name === b.name);
+    const c = source.columns[i];
+    names.push(b.name);
+    indexes.push(i);
+    if (!c || c.kind !== 'postgres' || !PLAIN.has(c.type)) passThrough = false;
+  }
+  return { names, indexes, passThrough };
+}
+
 /** Streams each batch as `COPY … FROM STDIN` rows; a failed batch aborts its COPY, so nothing of it stays. */
 export class BulkCopyWriter implements Writer {
   /** COPY only appends, so two batches can load at once (acks still go in order). */
   readonly concurrency = 2;
   private readonly copySql: string;
   private readonly probe: TokenWriter;
+  /** The source columns the tokens name, when every token is a payload field (rowsFrom). */
+  private rows: TokenColumns | undefined;
 
   constructor(
     private readonly db: Database,
@@ -95,6 +127,52 @@ export class BulkCopyWriter implements Writer {
   async write(messages: Message[]): Promise<void> {
     const chunks = this.encode(messages);
     await this.db.withConnection((conn) => copyChunks(conn as PgConnection, this.copySql, chunks));
+  }
+
+  /**
+   * Rows of a PostgreSQL table go in as their own COPY data when every token names a column whose
+   * text is what the token binds (text, numbers, booleans, dates and times: not JSON, bytes,
+   * arrays or floats), in binary when the tokens take the source's columns in order into columns
+   * of the same types. Other tables' rows have their tokens bound row by row, without messages.
+   */
+  async rowsFrom(source: DescribedTable | undefined): Promise<RowIntake> {
+    this.rows = source && tokenColumns(this.p.bindings, source);
+    if (!this.rows?.passThrough) return {};
+    const identity = this.rows.indexes.every((x, i) => x === i) && this.rows.indexes.length === source!.columns.length;
+    if (!identity) return { unchanged: true };
+    const info = await this.db.dialect.introspect(this.db, this.p.table.replace(/"/g, ''));
+    const same = this.p.columns.every((c, i) => {
+      const target = info.columns.find((t) => t.name === c.replace(/^"|"$/g, ''));
+      const src = (source!.columns[i]!.detail as SourceColumn | undefined)?.col;
+      return target?.castType !== undefined && target.castType === src?.castType;
+    });
+    return { unchanged: true, ...(same ? { wireFormat: 'binary' } : {}) };
+  }
+
+  async writeRows(set: RowSet): Promise<boolean> {
+    if (!(set instanceof SqlRowSet) || !this.rows) return false;
+    const wire = set.wire;
+    // The column each token names, in this result's order.
+    const at = this.rows.names.map((name) => set.shape.index.get(name) ?? -1);
+    const identity = at.length === set.shape.columns.length && at.every((x, i) => x === i);
+    if (wire?.kind === 'postgres' && this.rows.passThrough && !set.shape.rfc3339 && (wire.format === 'text' || identity)) {
+      const binary = wire.format === 'binary';
+      const chunks = binary ? [BINARY_HEAD, ...wire.chunks, BINARY_TAIL] : pickCopyFields(wire.chunks, at, set.shape.columns.length);
+      set.release();
+      await this.db.withConnection((conn) => copyChunks(conn as PgConnection, this.copySql + (binary ? ' (FORMAT binary)' : ''), chunks));
+      return true;
+    }
+    await set.restore();
+    const enc = new CopyTextEncoder();
+    const values = new Array<unknown>(at.length);
+    for (const row of set.arrays()) {
+      for (let i = 0; i < at.length; i++) values[i] = at[i]! < 0 ? null : fieldToken(set.shape.field(row, at[i]!), this.db.dialect);
+      enc.row(values);
+    }
+    const chunks = enc.finish();
+    set.release();
+    await this.db.withConnection((conn) => copyChunks(conn as PgConnection, this.copySql, chunks));
+    return true;
   }
 
   async locate(messages: Message[]) {

@@ -8,6 +8,7 @@ import type { DescribedTable } from '../../core/route.js';
 import type { SourceColumn } from '../sql/bind.js';
 import type { ColumnInfo } from '../sql/types.js';
 import { ColumnsWriter, type Group } from '../sql/write-columns.js';
+import type { RowIntake } from '../sql/writer.js';
 import { CopyTextEncoder } from './copy-encoder.js';
 import { copyChunks } from './copy-text.js';
 import { BINARY_HEAD, BINARY_TAIL } from './copy-out.js';
@@ -61,7 +62,7 @@ export class PgColumnsWriter extends ColumnsWriter {
    * arrays of them stay text, as their binary form may differ between databases (an array's
    * element type OID).
    */
-  rowsFrom(source: DescribedTable | undefined): { wireFormat?: string; concurrency?: number } {
+  async rowsFrom(source: DescribedTable | undefined): Promise<RowIntake> {
     if (this.key) return {};
     if (!this.appendsUnchanged(source)) return { concurrency: SESSION.batches * 2 + 1 };
     const builtIn = source!.columns.every((c) => c.kind === 'postgres' && (c.detail as SourceColumn | undefined)?.col.castType !== undefined);

@@ -82,6 +82,45 @@ export function lastCopyRow(chunks: Buffer[]): (string | null)[] | undefined {
 }
 
 /**
+ * COPY text rows with their fields picked and reordered (`indexes` of `width` fields per row; -1
+ * gives NULL), without unescaping: a field's escapes are the same wherever it goes. Chunks as they
+ * are when the fields are all of them, in order.
+ */
+export function pickCopyFields(chunks: Buffer[], indexes: number[], width: number): Buffer[] {
+  if (indexes.length === width && indexes.every((x, i) => x === i)) return chunks;
+  const data = Buffer.concat(chunks);
+  let out = Buffer.allocUnsafe(data.length + 1024);
+  const starts = new Int32Array(width + 2);
+  let o = 0;
+  let line = 0;
+  while (line < data.length) {
+    let f = 0;
+    starts[0] = line;
+    let p = line;
+    for (; p < data.length && data[p] !== 10; p++) if (data[p] === 9 && f < width) starts[++f] = p + 1;
+    starts[f + 1] = p + 1;
+    // A field picked twice can make a row longer than it was.
+    const need = indexes.length * (p - line + 3);
+    if (o + need > out.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, o + need));
+      out.copy(bigger, 0, 0, o);
+      out = bigger;
+    }
+    for (let k = 0; k < indexes.length; k++) {
+      if (k > 0) out[o++] = 9;
+      const i = indexes[k]!;
+      if (i < 0 || i > f) {
+        out[o++] = 92;
+        out[o++] = 78;
+      } else o += data.copy(out, o, starts[i]!, starts[i + 1]! - 1);
+    }
+    out[o++] = 10;
+    line = p + 1;
+  }
+  return [out.subarray(0, o)];
+}
+
+/**
  * Runs `COPY (select) TO STDOUT` and collects its data (one key range: a bounded batch). In binary
  * format the range is one buffer (header, tuples, trailer), taken whole by a binary COPY FROM; only
  * the last tuple's key is decoded (binaryKeys), and the rows are not parsed here: a batch that

@@ -1,4 +1,4 @@
-import { stringValue } from '../../core/json-fields.js';
+import { stringValue, type RawField } from '../../core/json-fields.js';
 import type { Message } from '../../core/message.js';
 import type { Binding } from './tokens.js';
 
@@ -15,7 +15,11 @@ export interface TokenTypes {
 export function tokenValue(b: Binding, m: Message, t: TokenTypes): unknown {
   if (b.from === 'payload') return m.text();
   if (b.from === 'metadata') return m.metadata?.[b.key] ?? null;
-  const f = m.fields()?.get(b.name);
+  return fieldToken(m.fields()?.get(b.name), t);
+}
+
+/** What `${payload:f}` binds of field f (undefined: the payload has no such field). */
+export function fieldToken(f: RawField | undefined, t: TokenTypes): unknown {
   if (!f) return null;
   switch (f.kind) {
     case 'string':

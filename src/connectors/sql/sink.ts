@@ -1,7 +1,7 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, configError, rejectedError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
-import type { PlanItem, PoolStats, Reply, Sink, SinkContext } from '../../core/route.js';
+import type { DescribedTable, PlanItem, PoolStats, Reply, Sink, SinkContext } from '../../core/route.js';
 import type { RowSet } from '../../core/row-set.js';
 import { openDatabase, type Database } from './database.js';
 import { loadKind } from './kind.js';
@@ -79,7 +79,10 @@ export class SqlSink implements Sink {
     if (!info.exists && !dryCreate) throw configError(`table ${this.table} does not exist in the ${this.ep.kind} sink: create it, or set auto_create_table=true`);
 
     if (lookup) this.writer = new LookupWriter(this.db, lookup, f.lookup_query as string);
-    else if (bulkCopy) this.writer = bulkCopy(this.db);
+    else if (bulkCopy) {
+      this.writer = bulkCopy(this.db);
+      this.takeRows();
+    }
     else if (insert?.hasTokens) this.writer = new TokenWriter(this.db, insert);
     else if (f.columns === 'auto') {
       const key = f.key === undefined ? undefined : (f.key as string).split(',').map((k) => k.trim()).filter(Boolean);
@@ -98,9 +101,6 @@ export class SqlSink implements Sink {
       this.writer = driver.columnsWriter ? await driver.columnsWriter(this.db, options) : new ColumnsWriter(this.db, options);
       this.takeRows();
       this.largeRowBatches = this.writer instanceof ColumnsWriter && this.writer.appendsUnchanged(ctx.sourceTable);
-      const rows = this.writer.rowsFrom?.(ctx.sourceTable);
-      this.wireFormat = rows?.wireFormat;
-      this.rowConcurrency = rows?.concurrency;
     } else {
       // Without tokens, insert_query (with its `?`) binds the whole payload once, as the default does.
       if (insert) this.writer = new TokenWriter(this.db, insert);
@@ -113,6 +113,15 @@ export class SqlSink implements Sink {
         this.writer = own ?? new DefaultWriter(this.db, this.table, payload);
       }
     }
+    if (!ctx.dryRun || info.exists) await this.takeRowsOf(ctx.sourceTable);
+  }
+
+  private async takeRowsOf(source: DescribedTable | undefined): Promise<void> {
+    const intake = await this.writer.rowsFrom?.(source);
+    if (!intake) return;
+    if (intake.unchanged !== undefined) this.largeRowBatches = intake.unchanged;
+    this.wireFormat = intake.wireFormat;
+    this.rowConcurrency = intake.concurrency;
   }
 
   private takeRows(): void {

@@ -9,6 +9,13 @@ export interface Statement {
   params: unknown[];
 }
 
+/** How a writer takes the row batches of a source table (Writer.rowsFrom). */
+export interface RowIntake {
+  unchanged?: boolean;
+  wireFormat?: string;
+  concurrency?: number;
+}
+
 /** One way of writing a batch (default insert, token insert, columns=auto, COPY, lookup). */
 export interface Writer {
   write(messages: Message[]): Promise<Reply[] | void>;
@@ -23,11 +30,12 @@ export interface Writer {
   /** Batches that may be written at once (appends only); 1 when order matters. */
   readonly concurrency?: number;
   /**
-   * How the writer takes row batches of `source` (called once, at open): the wire format it takes
-   * unchanged (Sink.wireFormat), and how many may be in flight when writeRows confirms several
-   * together (Sink.rowConcurrency).
+   * How the writer takes row batches of `source` (called once, at open): whether it writes them
+   * without touching a value (Sink.largeRowBatches), the wire format it takes them in
+   * (Sink.wireFormat), and how many may be in flight when writeRows confirms several together
+   * (Sink.rowConcurrency).
    */
-  rowsFrom?(source: DescribedTable | undefined): { wireFormat?: string; concurrency?: number };
+  rowsFrom?(source: DescribedTable | undefined): Promise<RowIntake>;
   /** Ends a write held open for more batches (Sink.flush). */
   flush?(waiting?: boolean): void;
 }
