@@ -9,6 +9,7 @@ function copyValue(v: unknown): string {
   if (v === null || v === undefined) return '\\N';
   if (Buffer.isBuffer(v)) return '\\\\x' + v.toString('hex');
   if (typeof v === 'boolean') return v ? 't' : 'f';
+  if (Object.is(v, -0)) return '-0';
   const s = Array.isArray(v) ? arrayLiteral(v) : String(v);
   return s.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!);
 }

@@ -74,7 +74,8 @@ function writeUtf8(v: string, b: FastBuffer, p: number): number {
 
 export function text(prefix: number | undefined): Encode {
   return (v, b, off) => {
-    if (typeof v !== 'string') return NOT_BINARY;
+    // A NUL goes as text, whose encoder rejects the row by name (the server would refuse the whole COPY).
+    if (typeof v !== 'string' || v.indexOf('\0') !== -1) return NOT_BINARY;
     const at = off + 4;
     let p = at;
     if (prefix !== undefined) b[p++] = prefix;

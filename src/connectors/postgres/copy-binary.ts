@@ -67,11 +67,12 @@ export class CopyBinaryEncoder extends ChunkBuffer {
 
   row(values: readonly unknown[]): boolean {
     const n = this.encoders.length;
-    // Room for the row at its largest: each text counted at 3 bytes a UTF-16 unit, buffers at their length.
-    let need = 2 + n * 4 + 1;
+    // Room for the row at its largest: a text at 3 bytes a UTF-16 unit, a buffer at its length, each
+    // with 16 more for its length word and the widest short form ("5" as a numeric takes 14 bytes).
+    let need = 2;
     for (let i = 0; i < n; i++) {
       const v = values[i];
-      need += typeof v === 'string' ? v.length * 3 + 4 : Buffer.isBuffer(v) ? v.length : 64;
+      need += typeof v === 'string' ? v.length * 3 + 16 : Buffer.isBuffer(v) ? v.length + 16 : 64;
     }
     this.room(need);
     const b = this.buf;
@@ -89,6 +90,8 @@ export class CopyBinaryEncoder extends ChunkBuffer {
       if (r === NOT_BINARY) return false;
       p = r;
     }
+    // Stores past the end of a buffer are dropped without a word: a row that outgrew its room is a bug, not data.
+    if (p > b.length) throw new Error(`a binary COPY row took ${p - this.off} bytes, more than the ${need} it was given (a bug)`);
     this.off = p;
     return true;
   }

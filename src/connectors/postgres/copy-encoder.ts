@@ -37,7 +37,9 @@ export class CopyTextEncoder extends ChunkBuffer {
       return;
     }
     if (typeof v === 'string') return this.text(v, m);
-    if (typeof v === 'number' || typeof v === 'bigint') return this.ascii(String(v));
+    // String(-0) is "0": the sign of a float's zero is kept, as binary COPY keeps it.
+    if (typeof v === 'number') return this.ascii(Object.is(v, -0) ? '-0' : String(v));
+    if (typeof v === 'bigint') return this.ascii(String(v));
     if (typeof v === 'boolean') {
       this.room(1);
       this.buf[this.off++] = v ? 116 : 102;

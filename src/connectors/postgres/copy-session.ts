@@ -28,6 +28,8 @@ class Session {
   private stream: Writable | undefined;
   /** The server refused the COPY (or the connection broke): nothing more is written to it. */
   private failed = false;
+  /** Settles when the stream fails or closes. */
+  private stopped: Promise<void> = new Promise<void>(() => {});
   private readonly started: Promise<void>;
   readonly committed: Promise<void>;
 
@@ -46,6 +48,10 @@ class Session {
       this.stream = stream;
       // The stream may report more than one error; `committed` carries the first.
       stream.on('error', () => (this.failed = true));
+      this.stopped = new Promise<void>((resolve) => {
+        stream.once('error', () => resolve());
+        stream.once('close', () => resolve());
+      });
       opened();
       await new Promise<void>((resolve, reject) => {
         stream.once('finish', resolve);
@@ -63,7 +69,10 @@ class Session {
     return this.then(async (s) => {
       for (const chunk of chunks) {
         if (this.failed || s.destroyed) return;
-        if (!s.write(chunk)) await drained(s);
+        // One chunk at a time, each written through to the socket before the next: a chunk left
+        // queued in the stream when the server refuses the COPY would be flushed to a connection
+        // pg-copy-streams has let go of (a TypeError thrown in a socket event: the process dies).
+        await Promise.race([new Promise<void>((resolve) => s.write(chunk, () => resolve())), this.stopped]);
       }
     });
   }
@@ -93,20 +102,6 @@ class Session {
   }
 }
 
-function drained(s: Writable): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = (): void => {
-      s.off('drain', done);
-      s.off('close', done);
-      s.off('error', done);
-      resolve();
-    };
-    s.on('drain', done);
-    s.on('close', done);
-    s.on('error', done);
-  });
-}
-
 /**
  * Appends batches through a COPY kept open across them, ended after `limits`, when the column
  * list changes, when nothing arrives for `idleMs`, or on flush(). A COPY per batch made the server
@@ -133,7 +128,14 @@ export class CopyAppender {
   /** Sends a batch's COPY data (whole rows, `frame` around a COPY's rows); resolves once the COPY holding it committed, rejects if it failed. */
   async append(sql: string, chunks: Buffer[], frame?: Frame): Promise<void> {
     if (this.open && this.open.sql !== sql) this.flush();
-    const s = (this.open ??= new Session(this.db, sql, frame, this.line));
+    let s = this.open;
+    if (!s) {
+      const fresh = (s = this.open = new Session(this.db, sql, frame, this.line));
+      // A COPY that failed takes no more batches: the next ones open another.
+      fresh.committed.catch(() => {
+        if (this.open === fresh) this.flush();
+      });
+    }
     s.batches++;
     for (const c of chunks) s.bytes += c.length;
     const written = s.write(chunks);

@@ -42,7 +42,9 @@ export class SnapshotReader implements Reader {
    * values), so they are large and each costs one transaction per 16k rows; rows as driver values
    * take the route's size for values (see batching in cli/route.ts).
    */
-  get rowBatches(): { wire: true; size: number } | { wire: false } {
+  get rowBatches(): { wire: true; size: number } | { wire: false } | undefined {
+    // A queue table's batches are messages (its payload column), not rows.
+    if (this.o.payloadColumn !== undefined) return undefined;
     return this.readsWire ? { wire: true, size: 16384 } : { wire: false };
   }
 
