@@ -1,7 +1,3 @@
-import type { Database } from '../sql/database.js';
-import type { WireRows } from '../sql/row-set.js';
-import type { PgConnection } from './driver.js';
-
 /** A literal PostgreSQL reads the same whatever standard_conforming_strings says. */
 function literal(v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
@@ -120,74 +116,16 @@ export function pickCopyFields(chunks: Buffer[], indexes: number[], width: numbe
   return [out.subarray(0, o)];
 }
 
-/**
- * Runs `COPY (select) TO STDOUT` and collects its data (one key range: a bounded batch). In binary
- * format the range is one buffer (header, tuples, trailer), taken whole by a binary COPY FROM; only
- * the last tuple's key is decoded (binaryKeys), and the rows are not parsed here: a batch that
- * must become values or messages is read again as text (SqlRowSet.restore).
- */
-export async function copyOut(db: Database, select: string, params: readonly unknown[], columns: { name: string; dbType: string }[], format: 'text' | 'binary' = 'text'): Promise<WireRows> {
-  const { to } = (await import('pg-copy-streams')).default;
-  const chunks: Buffer[] = [];
-  let count = 0;
-  const binary = format === 'binary';
-  await db.withConnection(async (c) => {
-    const stream = (c as PgConnection).client.query(to(`COPY (${inlineParams(select, params)}) TO STDOUT${binary ? ' (FORMAT binary)' : ''}`));
-    await new Promise<void>((resolve, reject) => {
-      stream.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        if (!binary) for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) count++;
-      });
-      stream.on('end', resolve);
-      stream.on('error', reject);
-    });
-  });
-  if (binary) {
-    const data = Buffer.concat(chunks);
-    const walk = walkTuples(data);
-    // Tuples only: the sink frames the COPY it writes them into (BINARY_HEAD … BINARY_TAIL), with other ranges' tuples.
-    const tuples = data.subarray(walk.start, walk.end);
-    const pieces: Buffer[] = [];
-    for (let o = 0; o < tuples.length; o += PIECE) pieces.push(tuples.subarray(o, o + PIECE));
-    return { kind: 'postgres', format, chunks: pieces, columns, count: walk.count, last: () => (walk.count ? decodeTuple(tuples, walk.last - walk.start, columns) : undefined) };
-  }
-  return { kind: 'postgres', format, chunks, columns, count, parse: () => parseCopyText(chunks), last: () => lastCopyRow(chunks) };
-}
-
-/** Bytes per CopyData message a range is sent in (the server buffers a whole message). */
-const PIECE = 256 * 1024;
-
 /** The header of binary COPY data: signature, no flags, no extension. */
 export const BINARY_HEAD = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
 /** Its trailer: a field count of -1. */
 export const BINARY_TAIL = Buffer.from([0xff, 0xff]);
 
-/** Binary COPY data: 11-byte signature, flags, header extension; then tuples until a field count of -1. */
-function walkTuples(data: Buffer): { count: number; start: number; last: number; end: number } {
-  let off = 11 + 4;
-  off += 4 + data.readUInt32BE(off);
-  const start = off;
-  let count = 0;
-  let last = -1;
-  while (off + 2 <= data.length) {
-    const fields = data.readInt16BE(off);
-    if (fields < 0) break;
-    last = off;
-    off += 2;
-    for (let f = 0; f < fields; f++) {
-      const len = data.readInt32BE(off);
-      off += 4 + Math.max(0, len);
-    }
-    count++;
-  }
-  return { count, start, last, end: off };
-}
-
 /** Key column types (pg_type names) whose binary form decodeTuple turns into the text a query returns: a table keyed by others is read as text. */
 export const BINARY_KEY_TYPES = new Set(['int2', 'int4', 'int8', 'text', 'varchar', 'bpchar', 'uuid']);
 
 /** One tuple's values as text, for the columns binaryKeys allows (integers, text, uuid); others are undefined. */
-function decodeTuple(data: Buffer, at: number, columns: { dbType: string }[]): unknown[] {
+export function decodeTuple(data: Buffer, at: number, columns: { dbType: string }[]): unknown[] {
   const out: unknown[] = [];
   let off = at + 2;
   for (let f = 0; f < columns.length; f++) {

@@ -3,7 +3,8 @@ import type { PoolFactory } from '../sql/pool.js';
 import type { SqlConnection } from '../sql/types.js';
 import { parsePgArray } from './array.js';
 import { PostgresDialect } from './dialect.js';
-import { BINARY_KEY_TYPES } from './copy-out.js';
+import { BINARY_KEY_TYPES, inlineParams } from './copy-out.js';
+import { CopyOutStream } from './copy-stream.js';
 import { classifyPg, pgPoolFactory } from './driver.js';
 
 export const postgresKind: KindDriver = {
@@ -21,7 +22,7 @@ export const postgresKind: KindDriver = {
     return (db) => new BulkCopyWriter(db, plan, insert);
   },
   keylessReader: async (db, table, rows) => new (await import('./read-ctid.js')).CtidReader(db, table, rows),
-  readWire: async (db, select, params, columns, format) => (await import('./copy-out.js')).copyOut(db, select, params, columns, format),
+  streamWire: (db, select, params, columns, format) => new CopyOutStream(db, inlineParams(select, params), columns, format),
   binaryWire: (keys) => keys.length > 0 && keys.every((k) => k.castType !== undefined && BINARY_KEY_TYPES.has(k.castType)),
   changeSource: async (ep) => new (await import('./cdc-source.js')).CdcSource(ep),
 };

@@ -35,14 +35,23 @@ export interface KindDriver {
   /** A snapshot of a table without a primary key, paged by the kind's physical row position. */
   keylessReader?(db: Database, table: string, rows: RowMessages, select: string): Promise<Reader>;
   /**
-   * Reads one key range of a table in the kind's own wire format (PostgreSQL COPY text, or binary):
-   * a sink of the same kind takes the bytes unchanged. `select` may hold bound parameters.
+   * Reads a key range of a table in the kind's own wire format (PostgreSQL COPY text, or binary) as
+   * one stream, batch by batch: a sink of the same kind takes the bytes unchanged. `select` may
+   * hold bound parameters.
    */
-  readWire?(db: Database, select: string, params: readonly unknown[], columns: { name: string; dbType: string }[], format?: 'text' | 'binary'): Promise<WireRows>;
+  streamWire?(db: Database, select: string, params: readonly unknown[], columns: { name: string; dbType: string }[], format: 'text' | 'binary'): WireStream;
   /** Whether ranges of a table keyed by `keys` can be read in binary (the last key decoded from it). */
   binaryWire?(keys: ColumnInfo[]): boolean;
   /** publication=: change capture. */
   changeSource?(ep: Endpoint): Promise<Source>;
+}
+
+/** A key range read in the wire format, batch by batch (KindDriver.streamWire). */
+export interface WireStream {
+  /** Up to `max` whole rows, or null at the end of the range. */
+  next(max: number): Promise<WireRows | null>;
+  /** Stops reading (a stream left part-way drops its connection). */
+  close(): Promise<void>;
 }
 
 /** Loads the driver module of a kind only when a route uses it. */

@@ -2,7 +2,8 @@ import type { PlanItem, SourceBatch } from '../../core/route.js';
 import type { Database } from './database.js';
 import type { Reader } from './reader.js';
 import { rawText, type RowMessages } from './rows.js';
-import type { SqlRowSet } from './row-set.js';
+import type { SqlRowSet, WireRows } from './row-set.js';
+import type { WireStream } from './kind.js';
 import type { ColumnInfo, SqlResult } from './types.js';
 
 export interface SnapshotOptions {
@@ -18,6 +19,13 @@ export interface SnapshotOptions {
   batchSize?: number;
 }
 
+/**
+ * Rows per wire stream: one query per 262,144 rows of a key range. A longer one would read the
+ * whole table in one statement (its snapshot held for the copy, and an ORDER BY the planner might
+ * sort instead of following the index); LIMIT keeps the index walk.
+ */
+const STREAM_ROWS = 262_144;
+
 /** Reads a table once, paged by its primary key (keyset, never OFFSET). */
 export class SnapshotReader implements Reader {
   readonly finite = true;
@@ -28,6 +36,9 @@ export class SnapshotReader implements Reader {
   private wireFields: SqlResult['fields'] | undefined;
 
   private ramp = 2048;
+  /** The stream of the key range being read in the wire format, and the rows it gave so far. */
+  private stream: WireStream | undefined;
+  private streamed = 0;
   /** The wire format ranges are read in (useWireFormat). */
   private wireFormat: 'text' | 'binary' = 'text';
 
@@ -59,7 +70,7 @@ export class SnapshotReader implements Reader {
   }
 
   private get readsWire(): boolean {
-    return this.o.db.driver.readWire !== undefined && !this.hidden && this.o.payloadColumn === undefined;
+    return this.o.db.driver.streamWire !== undefined && !this.hidden && this.o.payloadColumn === undefined;
   }
 
   private get selectList(): string {
@@ -90,12 +101,8 @@ export class SnapshotReader implements Reader {
     const d = this.o.db.dialect;
     const params: unknown[] = [];
     const where = this.range(this.last, undefined, params);
-    // Wire ranges start small and double: the sink's first COPY starts after 2,048 rows, not 16,384
-    // (a copy pipelines range by range; the first range is read before anything is written).
-    const n = this.readsWire ? Math.min(max, this.ramp) : max;
-    this.ramp *= 2;
-    const sql = `SELECT ${this.selectList} FROM ${d.table(this.o.table)}${where} ORDER BY ${this.order}${d.limit(n)}`;
-    if (this.readsWire) return this.pollWire(sql, params);
+    if (this.readsWire) return this.pollWire(max);
+    const sql = `SELECT ${this.selectList} FROM ${d.table(this.o.table)}${where} ORDER BY ${this.order}${d.limit(max)}`;
     const res = await this.o.db.query(sql, params);
     if (res.rows.length === 0) return null;
     const skip = this.hidden ? 1 : 0;
@@ -145,22 +152,56 @@ export class SnapshotReader implements Reader {
   }
 
   /**
-   * A range read in the kind's wire format (PostgreSQL COPY TO): a same-kind sink takes the bytes,
-   * others parse them into the same values a query returns. The last row gives the next range's start.
+   * Rows read in the kind's wire format (PostgreSQL COPY TO), a long key range at a time: one
+   * stream the server sends without a round trip per batch, cut into batches of whole rows. A
+   * same-kind sink takes the bytes; others parse them into the same values a query returns. The
+   * last row of each batch is where a new stream starts after a failure (the engine retries the
+   * poll) or at the range's end.
    */
-  private async pollWire(sql: string, params: unknown[]): Promise<SourceBatch | null> {
+  private async pollWire(max: number): Promise<SourceBatch | null> {
     const d = this.o.db.dialect;
-    const readWire = this.o.db.driver.readWire!;
     this.wireFields ??= (await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)}${d.limit(0)}`)).fields;
     const fields = this.wireFields;
-    const wire = await readWire(this.o.db, sql, params, fields.map((f) => ({ name: f.name, dbType: f.type ?? '' })), this.wireFormat);
-    if (wire.count === 0) return null;
-    const idx = this.keyCols.map((c) => fields.findIndex((f) => f.name === c.name));
-    const lastRow = wire.last()!;
-    const after = this.last;
-    this.last = idx.map((i) => rawText(lastRow[i]));
-    // A sink lets go of the bytes once sent; a batch it must write again is read again (binary rows are never parsed here).
-    return this.batchOf(this.o.rows.rowSet({ fields, rows: [], affected: 0 }, 0, this.seeds(idx), wire, this.rereadOf(after, this.last)));
+    for (;;) {
+      if (!this.stream) {
+        const params: unknown[] = [];
+        const sql = `SELECT ${this.selectList} FROM ${d.table(this.o.table)}${this.range(this.last, undefined, params)} ORDER BY ${this.order}${d.limit(STREAM_ROWS)}`;
+        this.stream = this.o.db.driver.streamWire!(this.o.db, sql, params, fields.map((f) => ({ name: f.name, dbType: f.type ?? '' })), this.wireFormat);
+        this.streamed = 0;
+      }
+      let wire: WireRows | null;
+      try {
+        // Batches start small and double: the sink's first COPY starts after 2,048 rows, not 16,384.
+        wire = await this.stream.next(Math.min(max, this.ramp));
+      } catch (e) {
+        await this.closeStream();
+        throw this.o.db.driver.classify(e);
+      }
+      if (!wire) {
+        await this.closeStream();
+        // A range that ended short is the end of the table.
+        if (this.streamed < STREAM_ROWS) return null;
+        continue;
+      }
+      this.ramp *= 2;
+      this.streamed += wire.count;
+      const idx = this.keyCols.map((c) => fields.findIndex((f) => f.name === c.name));
+      const lastRow = wire.last()!;
+      const after = this.last;
+      this.last = idx.map((i) => rawText(lastRow[i]));
+      // A sink lets go of the bytes once sent; a batch it must write again is read again (binary rows are never parsed here).
+      return this.batchOf(this.o.rows.rowSet({ fields, rows: [], affected: 0 }, 0, this.seeds(idx), wire, this.rereadOf(after, this.last)));
+    }
+  }
+
+  private async closeStream(): Promise<void> {
+    const s = this.stream;
+    this.stream = undefined;
+    await s?.close().catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    await this.closeStream();
   }
 
   async estimate(): Promise<number | null> {
