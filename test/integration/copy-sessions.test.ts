@@ -6,7 +6,7 @@ import { bridge, parseLines, spawnBridge, tempDir } from '../helpers/bridge.js';
 import { mysqlLike, PG_URL, postgres, sqlite, type TestDb } from '../helpers/databases.js';
 
 /**
- * Issue 15: converted rows are appended through COPYs kept open across batches (16 batches each),
+ * Issue 15: converted rows are appended through COPYs kept open across batches (8 batches each),
  * and a batch's values are let go of once encoded. A COPY that fails fails every batch in it:
  * they are written again from rows read again from the source.
  */
