@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// Rewrites the README's performance table from one run of ../shared/bench-anchors (its runs.tsv):
-// each bridge route beside the anchor of its family, measured in the same run, as a ratio of
-// speeds (anchor time / bridge time: above 1 is faster than the anchor).
+// Rewrites the README's performance tables from one run of ../shared/bench-anchors: each copy
+// route beside the anchor of its family (runs.tsv), as a ratio of speeds (anchor time / bridge
+// time: above 1 is faster than the anchor); `serve` beside the no-database server and the best
+// database server (http.jsonl); the tails beside polling and logical replication (tail.jsonl).
 //   node scripts/readme-perf.js /tmp/anchors-<ts>            (writes README.md)
-//   node scripts/readme-perf.js /tmp/anchors-<ts> --print    (prints the table only)
-import { readFileSync, writeFileSync } from 'node:fs';
+//   node scripts/readme-perf.js /tmp/anchors-<ts> --print    (prints the tables only)
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const dir = process.argv[2];
@@ -12,7 +13,8 @@ if (!dir) {
   console.error('usage: node scripts/readme-perf.js <anchors OUT folder> [--print]');
   process.exit(2);
 }
-const lines = readFileSync(path.join(dir, 'runs.tsv'), 'utf8').trim().split('\n');
+const tsv = path.join(dir, 'runs.tsv');
+const lines = existsSync(tsv) ? readFileSync(tsv, 'utf8').trim().split('\n') : ['size'];
 const head = lines.shift().split('\t');
 const runs = lines.map((l) => Object.fromEntries(l.split('\t').map((v, i) => [head[i], v])));
 
@@ -53,15 +55,57 @@ for (const size of sizes)
     );
   }
 const machine = readFileSync(path.join(dir, 'machine.txt'), 'utf8').match(/^date: (.*)$/m)?.[1] ?? '';
-const table = [
-  `Measured in one run of \`../shared/bench-anchors\` (${machine}, ${path.basename(dir)}; ${sizes.map((s) => `${Number(s).toLocaleString('en-US')} rows`).join(' and ')}, ` +
-    'median of the runs per route; two cores shared with the database servers). Speed is the anchor\'s time ÷ bridge\'s: above 1 bridge is faster. ' +
-    'Client CPU is user + system of the client processes. Content is the target\'s fingerprint (counts, sums and hashes of every column) compared with the source\'s.',
-  '',
-  '| rows | route | anchor | speed vs anchor | wall (bridge / anchor) | client CPU (bridge / anchor) | bridge peak RSS | content |',
-  '|---|---|---|---|---|---|---|---|',
-  ...rows,
-].join('\n');
+const jsonl = (name) => (existsSync(path.join(dir, name)) ? readFileSync(path.join(dir, name), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+
+/** serve beside the no-database server and the best database anchor, medians of the runs. */
+function httpTable() {
+  const http = jsonl('http.jsonl').filter((r) => r.wrk);
+  const med = (mode, f) => {
+    const xs = http.filter((r) => r.mode === mode).map(f);
+    return xs.length ? median(xs) : undefined;
+  };
+  const b = med('BRIDGE', (r) => r.wrk.rps);
+  const nodb = med('nodb', (r) => r.wrk.rps);
+  if (b === undefined || nodb === undefined) return [];
+  const best = ['adaptive', 'batch', 'pool'].map((m) => [m, med(m, (r) => r.wrk.rps)]).filter(([, v]) => v !== undefined).sort((x, y) => y[1] - x[1])[0];
+  const k = (x) => `${(x / 1000).toFixed(1)} k`;
+  return [
+    '',
+    '| `serve` into PostgreSQL (wrk, 64 connections) | req/s | × no-database server | × best database anchor | p99 ms | rows stored per request |',
+    '|---|---|---|---|---|---|',
+    `| bridge (reply after commit) | ${k(b)} | **${(b / nodb).toFixed(2)}×** (${k(nodb)}) | **${best ? (b / best[1]).toFixed(2) : '–'}×** (${best ? `${best[0]}, ${k(best[1])}` : '–'}) | ${med('BRIDGE', (r) => r.wrk.p99_ms).toFixed(1)} | ${med('BRIDGE', (r) => r.rows_in_table / r.wrk.requests).toFixed(3)} |`,
+  ];
+}
+
+/** The tails beside the anchors that see the same inserts: polling every 100 ms, logical replication. */
+function tailTable() {
+  const tail = jsonl('tail.jsonl');
+  const of = (l) => tail.find((r) => r.listener === l);
+  const pairs = [
+    ['BRIDGE-cursor', 'poll-100ms', 'cursor tail (`cursor_column`)', 'a poller every 100 ms'],
+    ['BRIDGE-publication', 'logical', 'change capture (`publication`)', 'pgoutput logical replication'],
+  ].filter(([b, a]) => of(b) && of(a));
+  if (!pairs.length) return [];
+  return [
+    '',
+    '| tail | INSERT → seen, p50 / p95 | anchor | anchor p50 / p95 | rows seen |',
+    '|---|---|---|---|---|',
+    ...pairs.map(([b, a, name, anchorName]) => `| ${name} | ${of(b).p50_ms} / ${of(b).p95_ms} ms | ${anchorName} | ${of(a).p50_ms} / ${of(a).p95_ms} ms | ${of(b).seen} of ${of(b).inserts} |`),
+  ];
+}
+
+const copies = rows.length
+  ? [
+      `Measured in one run of \`../shared/bench-anchors\` (${machine}, ${path.basename(dir)}; ${sizes.map((s) => `${Number(s).toLocaleString('en-US')} rows`).join(' and ')}, ` +
+        'median of the runs per route; two cores shared with the database servers). Speed is the anchor\'s time ÷ bridge\'s: above 1 bridge is faster. ' +
+        'Client CPU is user + system of the client processes. Content is the target\'s fingerprint (counts, sums and hashes of every column) compared with the source\'s.',
+      '',
+      '| rows | route | anchor | speed vs anchor | wall (bridge / anchor) | client CPU (bridge / anchor) | bridge peak RSS | content |',
+      '|---|---|---|---|---|---|---|---|',
+      ...rows,
+    ]
+  : [`Measured in one run of \`../shared/bench-anchors\` (${machine}, ${path.basename(dir)}).`];
+const table = [...copies, ...httpTable(), ...tailTable()].join('\n');
 
 if (process.argv.includes('--print')) {
   console.log(table);

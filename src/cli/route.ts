@@ -80,6 +80,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     source = await createSource(src);
     sink = await createSink(dst);
     const warn = (t: string): void => hub.warn(t);
+    if (!a.dryRun) sink.prepare?.(warn);
     const info = (t: string): void => hub.info(t);
     // Which side failed to connect is half of the answer (PostgreSQL to PostgreSQL looks the same otherwise).
     await source.open({ mode: a.command, batchSize: a.batchSize, warn, info, exitWhenDrained: a.exitWhenDrained, dryRun: a.dryRun }).catch((e: unknown) => {

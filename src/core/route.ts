@@ -158,6 +158,8 @@ export type Reply = Message | undefined;
 
 /** A publisher endpoint. `write` resolves only once the batch is durable in the sink. */
 export interface Sink {
+  /** Starts connecting before open() (while the source opens); open() reports a failure. */
+  prepare?(warn: (text: string) => void): void;
   open(ctx: SinkContext): Promise<void>;
   write(messages: Message[]): Promise<Reply[] | void>;
   /**

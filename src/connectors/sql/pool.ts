@@ -61,6 +61,29 @@ export class Pool<C> {
     for (const conn of made) this.idle.push({ conn, createdAt: now, idleSince: now });
   }
 
+  /**
+   * Opens connections in the background until `n` exist, for a user that will hold that many at
+   * once (a sink writing two batches at a time): the second is ready when its first batch comes,
+   * not opened then. A failure here is left to the next acquire, which reports its own.
+   */
+  prewarm(n: number): void {
+    for (let have = this.size; have < Math.min(n, this.options.max); have++) {
+      this.creating++;
+      this.factory.create().then(
+        (conn) => {
+          this.creating--;
+          const now = Date.now();
+          if (this.closed) void this.factory.destroy(conn).catch(() => {});
+          else {
+            this.busy.set(conn, { conn, createdAt: now, idleSince: now });
+            this.release(conn);
+          }
+        },
+        () => void this.creating--,
+      );
+    }
+  }
+
   async acquire(): Promise<C> {
     if (this.closed) throw new Error('pool is closed');
     for (;;) {

@@ -20,6 +20,7 @@ import type { Writer } from './writer.js';
 export class SqlSink implements Sink {
   private db!: Database;
   private releaseDb: (() => Promise<void>) | undefined;
+  private connecting: Promise<{ db: Database; release(): Promise<void> }> | undefined;
   private writer!: Writer;
   private created = '';
   private changesNoted = false;
@@ -34,6 +35,16 @@ export class SqlSink implements Sink {
 
   private get table(): string {
     return this.ep.fields.table as string;
+  }
+
+  /**
+   * Starts connecting while the source opens (open() takes the connection and reports its failure;
+   * a source that fails first is the run's answer, as before).
+   */
+  prepare(warn: (s: string) => void): void {
+    if (this.connecting) return;
+    this.connecting = loadKind(this.ep.kind).then((driver) => openDatabase(this.ep, driver, warn));
+    this.connecting.catch(() => {});
   }
 
   async open(ctx: SinkContext): Promise<void> {
@@ -52,7 +63,7 @@ export class SqlSink implements Sink {
       bulkCopy = await driver.bulkCopy(insert);
     }
 
-    const opened = await openDatabase(this.ep, driver, ctx.warn);
+    const opened = await (this.connecting ?? openDatabase(this.ep, driver, ctx.warn));
     this.db = opened.db;
     this.releaseDb = opened.release;
     const d = this.db.dialect;
@@ -114,6 +125,7 @@ export class SqlSink implements Sink {
       }
     }
     if (!ctx.dryRun || info.exists) await this.takeRowsOf(ctx.sourceTable);
+    if (!ctx.dryRun) this.db.pool.prewarm(this.writer.concurrency ?? 1);
   }
 
   private async takeRowsOf(source: DescribedTable | undefined): Promise<void> {
@@ -176,6 +188,8 @@ export class SqlSink implements Sink {
   }
 
   async close(): Promise<void> {
+    if (!this.releaseDb && this.connecting) this.releaseDb = (await this.connecting.catch(() => undefined))?.release;
+    this.connecting = undefined;
     await this.releaseDb?.();
     this.releaseDb = undefined;
   }
