@@ -65,7 +65,12 @@ export class PgColumnsWriter extends ColumnsWriter {
    */
   async rowsFrom(source: DescribedTable | undefined): Promise<RowIntake> {
     if (this.key) return {};
-    if (!this.appendsUnchanged(source)) return { concurrency: SESSION.batches * 2 + 1 };
+    if (!this.appendsUnchanged(source)) {
+      // Asked now, not with the first batch: a synchronous source (SQLite) reads and encodes a
+      // dozen batches before the answer gets a turn of the event loop, and none is sent meanwhile.
+      await this.sessionIsUtc();
+      return { concurrency: SESSION.batches * 2 + 1 };
+    }
     const builtIn = source!.columns.every((c) => c.kind === 'postgres' && (c.detail as SourceColumn | undefined)?.col.castType !== undefined);
     return builtIn ? { wireFormat: 'binary' } : {};
   }
@@ -159,12 +164,15 @@ export class PgColumnsWriter extends ColumnsWriter {
   private async binaryEncodersOf(cols: ColumnInfo[]): Promise<ReturnType<typeof binaryEncoders>> {
     let plan = this.binaryPlans.get(cols);
     if (plan === undefined) {
-      // A zone-less timestamp means the session's zone: UTC unless the URL's options set another.
-      this.sessionUtc ??= this.db.query("SELECT current_setting('TimeZone')").then((r) => /^(Etc\/)?(UTC|UCT|Zulu|GMT)$/i.test(String(r.rows[0]?.[0])), () => false);
-      plan = binaryEncoders(cols, await this.sessionUtc) ?? null;
+      plan = binaryEncoders(cols, await this.sessionIsUtc()) ?? null;
       this.binaryPlans.set(cols, plan);
     }
     return plan ?? undefined;
+  }
+
+  /** A zone-less timestamp means the session's zone: UTC unless the URL's options set another. */
+  private sessionIsUtc(): Promise<boolean> {
+    return (this.sessionUtc ??= this.db.query("SELECT current_setting('TimeZone')").then((r) => /^(Etc\/)?(UTC|UCT|Zulu|GMT)$/i.test(String(r.rows[0]?.[0])), () => false));
   }
 
   private session(): CopyAppender {

@@ -1,6 +1,11 @@
 import type { Writable } from 'node:stream';
 import type { Database } from '../sql/database.js';
 import type { PgConnection } from './driver.js';
+// Loaded with the module, not at the first COPY: a dynamic import waits for turns of the event
+// loop, which a synchronous source (SQLite) gives only every 50 ms (175 ms before the first COPY).
+import copyStreams from 'pg-copy-streams';
+
+const { from } = copyStreams;
 
 /** When an open COPY is ended and committed. */
 export interface SessionLimits {
@@ -43,7 +48,6 @@ class Session {
     let opened!: () => void;
     const started = new Promise<void>((r) => (opened = r));
     this.committed = db.withConnection(async (c) => {
-      const { from } = (await import('pg-copy-streams')).default;
       const stream = (c as PgConnection).client.query(from(sql));
       this.stream = stream;
       // The stream may report more than one error; `committed` carries the first.

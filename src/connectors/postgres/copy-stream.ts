@@ -3,6 +3,9 @@ import type { Database } from '../sql/database.js';
 import type { WireRows } from '../sql/row-set.js';
 import { decodeTuple, lastCopyRow, parseCopyText } from './copy-out.js';
 import type { PgConnection } from './driver.js';
+import copyStreams from 'pg-copy-streams';
+
+const { to } = copyStreams;
 
 /** Ends a stream closed before its end: the connection is dropped (a COPY TO cannot be stopped part-way). */
 class Abandoned extends Error {}
@@ -33,7 +36,6 @@ export class CopyOutStream {
   ) {}
 
   private async open(): Promise<AsyncIterator<Buffer>> {
-    const { to } = (await import('pg-copy-streams')).default;
     let opened!: (s: Readable) => void;
     let failed!: (e: unknown) => void;
     const ready = new Promise<Readable>((res, rej) => ((opened = res), (failed = rej)));

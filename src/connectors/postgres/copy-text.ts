@@ -1,6 +1,9 @@
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import type { PgConnection } from './driver.js';
+import copyStreams from 'pg-copy-streams';
+
+const { from } = copyStreams;
 
 /** A PostgreSQL array literal (`{1,NULL,"a b"}`) from a JS array, quoting every text element. */
 export function arrayLiteral(v: unknown[]): string {
@@ -20,7 +23,6 @@ export function arrayLiteral(v: unknown[]): string {
 
 /** `COPY … FROM STDIN` of data already in COPY format (whole rows); settles once the server committed it. */
 export async function copyChunks(conn: PgConnection, sql: string, chunks: Buffer[]): Promise<void> {
-  const { from } = (await import('pg-copy-streams')).default;
   const stream = conn.client.query(from(sql));
   await pipeline(Readable.from(chunks), stream);
 }
