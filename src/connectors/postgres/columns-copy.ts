@@ -10,6 +10,7 @@ import type { ColumnInfo } from '../sql/types.js';
 import { ColumnsWriter, type Group } from '../sql/write-columns.js';
 import type { RowIntake } from '../sql/writer.js';
 import { CopyTextEncoder } from './copy-encoder.js';
+import { ChunkPool } from './chunk-buffer.js';
 import { copyChunks } from './copy-text.js';
 import { BINARY_HEAD, BINARY_TAIL } from './copy-out.js';
 import { binaryEncoders, CopyBinaryEncoder } from './copy-binary.js';
@@ -18,8 +19,8 @@ import { COPY_FROM } from './default-copy.js';
 import type { PgConnection } from './driver.js';
 
 /** Rows as COPY text chunks; `values` gives each row's column values (message-less rows are rejected unnamed). */
-function chunked<T>(rows: T[], values: (r: T) => unknown[], m?: (r: T) => Message | undefined): Buffer[] {
-  const enc = new CopyTextEncoder();
+function chunked<T>(rows: T[], values: (r: T) => unknown[], m?: (r: T) => Message | undefined, pool?: ChunkPool): Buffer[] {
+  const enc = new CopyTextEncoder(pool);
   for (const r of rows) enc.row(values(r), m?.(r));
   return enc.finish();
 }
@@ -45,6 +46,8 @@ const encode = (g: Group): Buffer[] => chunked(g.rows, (r) => r.values, (r) => r
  */
 export class PgColumnsWriter extends ColumnsWriter {
   private appender: CopyAppender | undefined;
+  /** The encoders' 256 KB Buffers, reused once their COPY committed: about the batches in flight (17 of ~3 each). */
+  private readonly pool = new ChunkPool(64);
 
   /** Appends commute, upserts do not: with a key, batches load one after another. */
   get concurrency(): number {
@@ -121,7 +124,7 @@ export class PgColumnsWriter extends ColumnsWriter {
       lossy = 0;
       let chunks: Buffer[] | undefined;
       if (encoders) {
-        const enc = new CopyBinaryEncoder(encoders);
+        const enc = new CopyBinaryEncoder(encoders, this.pool);
         let ok = true;
         for (let i = 0; ok && i < rows.length; i++) {
           lossy += this.rows.valuesInto(set.shape, rows[i]!, out);
@@ -134,7 +137,7 @@ export class PgColumnsWriter extends ColumnsWriter {
       chunks ??= chunked(rows, (row) => {
         lossy += this.rows.valuesInto(set.shape, row, out);
         return out;
-      });
+      }, undefined, this.pool);
       set.release();
       return chunks;
     };
@@ -143,12 +146,14 @@ export class PgColumnsWriter extends ColumnsWriter {
       const chunks = await encode();
       const data = binary ? [BINARY_HEAD, ...chunks, BINARY_TAIL] : chunks;
       await this.db.withConnection((c) => copyChunks(c as PgConnection, sqlOf(), data));
+      this.pool.give(chunks);
     };
     if (alone) await once();
     else
       try {
         const chunks = await encode();
         await this.session().append(sqlOf(), chunks, binary ? BINARY_FRAME : undefined);
+        this.pool.give(chunks);
       } catch (e) {
         if (!(e instanceof BridgeError) || e.kind !== 'rejected') throw e;
         await once();

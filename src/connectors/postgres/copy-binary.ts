@@ -1,5 +1,5 @@
 import type { ColumnInfo } from '../sql/types.js';
-import { ChunkBuffer } from './chunk-buffer.js';
+import { ChunkBuffer, type ChunkPool } from './chunk-buffer.js';
 import { bool, bytea, float8, integer, NOT_BINARY, numeric, put16, put32, text, uuid, type Encode } from './binary-values.js';
 import { date, timestamp } from './binary-times.js';
 
@@ -61,8 +61,11 @@ function encoderOf(c: ColumnInfo, sessionUtc: boolean): Encode | undefined {
  * value the encoders do not take; the caller then writes the batch as text.
  */
 export class CopyBinaryEncoder extends ChunkBuffer {
-  constructor(private readonly encoders: Encode[]) {
-    super();
+  constructor(
+    private readonly encoders: Encode[],
+    pool?: ChunkPool,
+  ) {
+    super(pool);
   }
 
   row(values: readonly unknown[]): boolean {
