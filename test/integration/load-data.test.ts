@@ -37,6 +37,23 @@ describe('LOAD DATA appends', () => {
     expect(await content('ld_dst')).toEqual(await content('ld_src'));
   });
 
+  it('batches spanning many 256 KB chunks, written into chunks reused from earlier batches, and a 3 MB value land exactly', async () => {
+    const cols = 'id int PRIMARY KEY, t longtext, y year';
+    await my.exec(`DROP TABLE IF EXISTS ld_big_src, ld_big_dst; CREATE TABLE ld_big_src (${cols}); CREATE TABLE ld_big_dst (${cols})`);
+    await my.exec('SET SESSION max_recursive_iterations = 100000');
+    // Rows of different lengths (multi-byte text, escapes), so reused chunks hold longer stale bytes than the rows written into them.
+    await my.exec(`INSERT INTO ld_big_src WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 9000)
+      SELECT i, REPEAT(CONCAT(MD5(i), IF(i % 5 = 0, 'é☃\\t\\\\', '')), 1 + (i * 37) % 40), IF(i % 3 = 0, 0, 1901 + i % 250) FROM g`);
+    await my.exec(`UPDATE ld_big_src SET t = REPEAT('ü\\n', 1500000) WHERE id = 4500`);
+    const r = await bridge(['copy', my.url('ld_big_src'), my.url('ld_big_dst', 'columns=auto'), '-q']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const digest = (t: string) => my.rows(`SELECT id, MD5(t) AS h, y FROM ${t} ORDER BY id`);
+    const want = await digest('ld_big_src');
+    expect(want).toHaveLength(9000);
+    expect(await digest('ld_big_dst')).toEqual(want);
+    expect(await my.rows('SELECT LENGTH(t) AS n FROM ld_big_dst WHERE id = 4500')).toEqual([{ n: 4500000 }]);
+  });
+
   it('a key already in the target is not skipped (LOAD DATA LOCAL would): the batch is rolled back and the row rejected by name', async () => {
     await pg.exec('DROP TABLE IF EXISTS ld_pg; CREATE TABLE ld_pg (id int PRIMARY KEY, t text); INSERT INTO ld_pg SELECT g, $$v$$ || g FROM generate_series(1, 1000) g');
     await my.exec('DROP TABLE IF EXISTS ld_dup; CREATE TABLE ld_dup (id int PRIMARY KEY, t text); INSERT INTO ld_dup VALUES (700, "already here")');

@@ -1,46 +1,25 @@
 import { Readable } from 'node:stream';
 import type { PlanItem } from '../../core/route.js';
 import { ColumnsWriter, type Group } from '../sql/write-columns.js';
+import { ChunkPool } from '../sql/chunk-buffer.js';
 import type { MysqlConnection } from './driver.js';
+import { LoadDataEncoder } from './load-data-encoder.js';
 
 /** Fewer rows go faster as one multi-row INSERT than as a LOAD DATA round trip. */
 const LOAD_FROM = 256;
-const ESCAPES = /[\\\t\n\r\0\x1a]/;
-const ESCAPE_MAP: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0', '\x1a': '\\Z' };
+/** Packets of at most 1 MB (the server's packet limit is larger; a value over 256 KB makes a chunk of its size). */
+const PACKET = 1 << 20;
 
-/** One value as LOAD DATA's default text format reads it (`\N` is NULL); undefined when it cannot be written as text. */
-function field(v: unknown): string | undefined {
-  if (v === null || v === undefined) return '\\N';
-  if (typeof v === 'string') return ESCAPES.test(v) ? v.replace(/[\\\t\n\r\0\x1a]/g, (c) => ESCAPE_MAP[c]!) : v;
-  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
-  if (typeof v === 'boolean') return v ? '1' : '0';
-  return undefined;
+function* packets(chunks: Buffer[]): Generator<Buffer> {
+  for (const c of chunks) for (let i = 0; i < c.length; i += PACKET) yield c.length <= PACKET ? c : c.subarray(i, i + PACKET);
 }
 
 /** The group as LOAD DATA text, or undefined when a value is bytes (binary stays on the INSERT path). */
-function encode(g: Group): string | undefined {
-  const parts: string[] = [];
-  // YEAR reads the text 0 as 2000 (the number 0 an INSERT binds is 0000): written as 0000.
+function encode(g: Group, pool: ChunkPool): Buffer[] | undefined {
+  const enc = new LoadDataEncoder(pool);
   const year = g.cols.map((c) => c.variant === 'year');
-  for (const r of g.rows) {
-    let line = '';
-    for (let i = 0; i < r.values.length; i++) {
-      const v = r.values[i];
-      const f = year[i] && v !== null && Number(v) === 0 ? '0000' : field(v);
-      if (f === undefined) return undefined;
-      line += (i ? '\t' : '') + f;
-    }
-    parts.push(line);
-  }
-  return parts.join('\n') + '\n';
-}
-
-/** Packets of at most 1 MB (the server's packet limit is larger, the stream's chunks are not). */
-function chunksOf(text: string): Buffer[] {
-  const all = Buffer.from(text, 'utf8');
-  const out: Buffer[] = [];
-  for (let i = 0; i < all.length; i += 1 << 20) out.push(all.subarray(i, i + (1 << 20)));
-  return out;
+  for (const r of g.rows) if (!enc.row(r.values, year)) return undefined;
+  return enc.finish();
 }
 
 /**
@@ -52,6 +31,8 @@ function chunksOf(text: string): Buffer[] {
  */
 export class MysqlColumnsWriter extends ColumnsWriter {
   private disabled = false;
+  /** The encoders' Buffers, reused once the server has read them (two batches load at once). */
+  private readonly pool = new ChunkPool(16);
 
   get concurrency(): number {
     return this.key ? 1 : 2;
@@ -60,13 +41,13 @@ export class MysqlColumnsWriter extends ColumnsWriter {
   protected override async load(groups: Group[]): Promise<void> {
     const rows = groups.reduce((n, g) => n + g.rows.length, 0);
     if (this.key || this.disabled || rows < LOAD_FROM) return super.load(groups);
-    const texts = groups.map(encode);
+    const texts = groups.map((g) => encode(g, this.pool));
     if (texts.some((t) => t === undefined)) return super.load(groups);
-    if (!(await this.loadAll(groups, texts as string[]))) await super.load(groups);
+    if (!(await this.loadAll(groups, texts as Buffer[][]))) await super.load(groups);
   }
 
   /** True when every group loaded exactly (committed); false when the batch was rolled back. */
-  private async loadAll(groups: Group[], texts: string[]): Promise<boolean> {
+  private async loadAll(groups: Group[], texts: Buffer[][]): Promise<boolean> {
     const d = this.db.dialect;
     const tx = await this.db.begin();
     try {
@@ -74,7 +55,9 @@ export class MysqlColumnsWriter extends ColumnsWriter {
       for (let i = 0; i < groups.length; i++) {
         const g = groups[i]!;
         const sql = `LOAD DATA LOCAL INFILE 'bridge-batch' INTO TABLE ${d.table(this.o.table)} CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' (${g.cols.map((x) => d.quote(x.name)).join(', ')})`;
-        const [res] = (await conn.query({ sql, infileStreamFactory: () => Readable.from(chunksOf(texts[i]!)) })) as unknown as [{ affectedRows?: number; warningStatus?: number }];
+        const [res] = (await conn.query({ sql, infileStreamFactory: () => Readable.from(packets(texts[i]!)) })) as unknown as [{ affectedRows?: number; warningStatus?: number }];
+        // The server answered: it has read every byte of the stream.
+        this.pool.give(texts[i]!);
         if (res.affectedRows !== g.rows.length || res.warningStatus) {
           await tx.rollback();
           return false;

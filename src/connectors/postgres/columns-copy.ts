@@ -10,7 +10,7 @@ import type { ColumnInfo } from '../sql/types.js';
 import { ColumnsWriter, type Group } from '../sql/write-columns.js';
 import type { RowIntake } from '../sql/writer.js';
 import { CopyTextEncoder } from './copy-encoder.js';
-import { ChunkPool } from './chunk-buffer.js';
+import { ChunkPool } from '../sql/chunk-buffer.js';
 import { copyChunks } from './copy-text.js';
 import { BINARY_HEAD, BINARY_TAIL } from './copy-out.js';
 import { binaryEncoders, CopyBinaryEncoder } from './copy-binary.js';

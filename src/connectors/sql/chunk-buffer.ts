@@ -1,4 +1,4 @@
-/** Bytes per chunk handed to the COPY stream (one CopyData message each). */
+/** Bytes per chunk handed to a bulk-load stream (a COPY's CopyData message, a LOAD DATA packet). */
 const CHUNK = 256 * 1024;
 
 /** Node's own string writers (on every Buffer, not in its typings): no argument parsing per call. */
