@@ -69,7 +69,7 @@ export class CopyOutStream {
         const cut = this.cut(data, max);
         if (cut && (cut.rows === max || this.done)) {
           this.perRow = cut.end / cut.rows;
-          return this.batch(data, cut.end, cut.rows);
+          return this.batch(data, cut.end, cut.rows, cut.last);
         }
         if (this.done) return null;
         this.perRow = cut ? (data.length / cut.rows) * 1.05 : data.length * 2;
@@ -98,11 +98,12 @@ export class CopyOutStream {
     return data;
   }
 
-  /** Where the first `max` whole rows of `data` end (or all the whole rows there are). */
-  private cut(data: Buffer, max: number): { end: number; rows: number } | undefined {
+  /** Where the first `max` whole rows of `data` end (or all the whole rows there are), and where the last of them starts (binary). */
+  private cut(data: Buffer, max: number): { end: number; rows: number; last: number } | undefined {
     if (this.header && this.format === 'binary') return undefined;
     let rows = 0;
     let off = 0;
+    let last = 0;
     if (this.format === 'text') {
       while (rows < max) {
         const nl = data.indexOf(10, off);
@@ -117,14 +118,15 @@ export class CopyOutStream {
         let p = off + 2;
         for (let f = 0; f < fields && p !== -1; f++) p = p + 4 <= data.length ? p + 4 + Math.max(0, data.readInt32BE(p)) : -1;
         if (p === -1 || p > data.length) break;
+        last = off;
         off = p;
         rows++;
       }
     }
-    return rows ? { end: off, rows } : undefined;
+    return rows ? { end: off, rows, last } : undefined;
   }
 
-  private batch(data: Buffer, end: number, count: number): WireRows {
+  private batch(data: Buffer, end: number, count: number, lastStart: number): WireRows {
     const rows = data.subarray(0, end);
     const rest = data.subarray(end);
     // The binary trailer (a field count of -1) is all that is left at the end.
@@ -132,7 +134,7 @@ export class CopyOutStream {
     this.size = this.parts.length ? rest.length : 0;
     const columns = this.columns;
     const chunks = [rows];
-    if (this.format === 'binary') return { kind: 'postgres', format: 'binary', chunks, columns, count, last: () => decodeTuple(rows, lastTupleStart(rows, count), columns) };
+    if (this.format === 'binary') return { kind: 'postgres', format: 'binary', chunks, columns, count, last: () => decodeTuple(rows, lastStart, columns) };
     return { kind: 'postgres', format: 'text', chunks, columns, count, parse: () => parseCopyText(chunks), last: () => lastCopyRow(chunks) };
   }
 
@@ -144,15 +146,4 @@ export class CopyOutStream {
     this.stream?.destroy();
     await this.held;
   }
-}
-
-/** Where the last of `count` binary tuples starts. */
-function lastTupleStart(data: Buffer, count: number): number {
-  let off = 0;
-  for (let r = 0; r < count - 1; r++) {
-    const fields = data.readInt16BE(off);
-    off += 2;
-    for (let f = 0; f < fields; f++) off += 4 + Math.max(0, data.readInt32BE(off));
-  }
-  return off;
 }
