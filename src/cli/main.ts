@@ -38,7 +38,7 @@ function splitFieldFlags(o: CommonOpts): { src: [string, string][]; dst: [string
 
 function addRouteOptions(cmd: Command, mode: 'copy' | 'tail' | 'serve'): Command {
   cmd
-    .option('--batch-size <n>', `messages per batch (bound to select_query placeholder); default ${DEFAULT_BATCH} (8192 rows when a PostgreSQL table is appended unchanged into a PostgreSQL table)`, positiveInt('--batch-size'))
+    .option('--batch-size <n>', `messages per batch (bound to select_query placeholder); default ${DEFAULT_BATCH} (16384 rows when a PostgreSQL table is appended unchanged into a PostgreSQL table)`, positiveInt('--batch-size'))
     .option('--limit <n>', 'stop after about n messages', positiveInt('--limit'))
     .option('--dry-run', 'connect, validate and print the plan; write nothing')
     .addOption(new Option('--progress <mode>', 'progress output on stderr').choices(['auto', 'tty', 'plain', 'json', 'none', 'bar']).default('auto'))

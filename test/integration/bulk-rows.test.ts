@@ -51,7 +51,7 @@ describe('bulk_copy of a table’s rows', () => {
     expect(plan.stdout).toMatch(/ranges read as binary COPY/);
     const r = await bridge(['copy', `${PG_URL}?table=br_plain_t`, url('br_a', q), '--progress', 'plain']);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/batch size 8192|done: 40,000 rows/);
+    expect(r.stderr).toMatch(/batch size 16384|done: 40,000 rows/);
     expect(await digest('br_a')).toBe(await digest('br_plain_t'));
   });
 

@@ -63,10 +63,10 @@ describe('rows without messages', () => {
     expect(await pg.rows('SELECT count(*)::int AS n, max(id) AS m FROM nul_dst')).toEqual([{ n: 2048, m: 2048 }]);
   });
 
-  it('a table appended unchanged reads 8,192-row ranges; an upsert (key=) or a converted column reads 2,048 rows per batch (each row becomes values: 16k-row batches took 314 MB); --batch-size decides when given', async () => {
+  it('a table appended unchanged reads 16,384-row ranges; an upsert (key=) or a converted column reads 2,048 rows per batch (each row becomes values: 16k-row batches took 314 MB); --batch-size decides when given', async () => {
     await pg.exec('DROP TABLE IF EXISTS bs_src, bs_same, bs_other; CREATE TABLE bs_src (id int PRIMARY KEY, v text); CREATE TABLE bs_same (id int PRIMARY KEY, v text); CREATE TABLE bs_other (id bigint PRIMARY KEY, v text)');
     const plan = async (dst: string) => (await bridge(['copy', pg.url('bs_src'), dst, '--dry-run'])).stdout.match(/batch size (\d+)/)?.[1];
-    expect(await plan(pg.url('bs_same', 'columns=auto'))).toBe('8192');
+    expect(await plan(pg.url('bs_same', 'columns=auto'))).toBe('16384');
     expect(await plan(pg.url('bs_same', 'columns=auto&key=id'))).toBe('2048');
     expect(await plan(pg.url('bs_other', 'columns=auto'))).toBe('2048');
     expect(await plan(lite.url('bs_x', 'columns=auto&auto_create_table=true'))).toBe('2048');

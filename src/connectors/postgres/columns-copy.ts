@@ -61,7 +61,7 @@ export class PgColumnsWriter extends ColumnsWriter {
   /**
    * Converted row batches share open COPYs (CopyAppender): two COPYs' worth may be in flight, one
    * committing while the next fills. Rows of a PostgreSQL table appended unchanged come as
-   * 8k-row ranges, each a COPY, taken in binary when every column is of a built-in type (the same
+   * 16k-row ranges, each a COPY, taken in binary when every column is of a built-in type (the same
    * value, and the server skips parsing text: ~20 % of a load); types of extensions, enums and
    * arrays of them stay text, as their binary form may differ between databases (an array's
    * element type OID).
@@ -91,7 +91,7 @@ export class PgColumnsWriter extends ColumnsWriter {
     const wire = set.wire;
     const targets = wire?.kind === 'postgres' ? this.rows.passThrough(set.shape) : undefined;
     if (wire && targets) {
-      // A range is a COPY's worth already (8k rows): two load at once. Ranges streamed one after another into one COPY took the server more CPU.
+      // A range is a COPY's worth already (16k rows): two load at once. Ranges streamed one after another into one COPY took the server more CPU.
       const sql = this.copySql(targets) + (wire.format === 'binary' ? ' (FORMAT binary)' : '');
       const chunks = wire.format === 'binary' ? [BINARY_HEAD, ...wire.chunks, BINARY_TAIL] : wire.chunks;
       set.release();

@@ -50,14 +50,13 @@ export class SnapshotReader implements Reader {
 
   /**
    * Rows per batch when a sink takes rows: ranges in the wire format are cheap to hold (bytes, not
-   * values), so they are large, each one transaction per 8k rows (16k rows: the same speed and
-   * 15 MB more peak RSS on 1M rows; 4k: slower); rows as driver values take the route's size for
-   * values (see batching in cli/route.ts).
+   * values), so they are large and each costs one transaction per 16k rows; rows as driver values
+   * take the route's size for values (see batching in cli/route.ts).
    */
   get rowBatches(): { wire: true; size: number } | { wire: false } | undefined {
     // A queue table's batches are messages (its payload column), not rows.
     if (this.o.payloadColumn !== undefined) return undefined;
-    return this.readsWire ? { wire: true, size: 8192 } : { wire: false };
+    return this.readsWire ? { wire: true, size: 16384 } : { wire: false };
   }
 
   /**
@@ -172,7 +171,7 @@ export class SnapshotReader implements Reader {
       }
       let wire: WireRows | null;
       try {
-        // Batches start small and double: the sink's first COPY starts after 2,048 rows, not 8,192.
+        // Batches start small and double: the sink's first COPY starts after 2,048 rows, not 16,384.
         wire = await this.stream.next(Math.min(max, this.ramp));
       } catch (e) {
         await this.closeStream();
