@@ -2,8 +2,6 @@ import { ChunkBuffer } from '../sql/chunk-buffer.js';
 
 const ESCAPES = /[\\\t\n\r\0\x1a]/;
 const ESCAPE_MAP: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0', '\x1a': '\\Z' };
-/** Strings longer than this get their exact byte length measured instead of reserving 3 bytes per code unit. */
-const LONG = 16 * 1024;
 
 /**
  * Rows in LOAD DATA's default text format (tab between fields, newline after each row, `\N` for
@@ -41,15 +39,8 @@ export class LoadDataEncoder extends ChunkBuffer {
     return true;
   }
 
-  private ascii(s: string): void {
-    this.room(s.length);
-    this.off += this.buf.latin1Write(s, this.off);
-  }
-
   private text(s: string): void {
     if (ESCAPES.test(s)) s = s.replace(/[\\\t\n\r\0\x1a]/g, (c) => ESCAPE_MAP[c]!);
-    // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair takes 4 for 2 units).
-    this.room(s.length > LONG ? Buffer.byteLength(s) : s.length * 3);
-    this.off += this.buf.utf8Write(s, this.off);
+    this.utf8(s);
   }
 }

@@ -11,9 +11,9 @@ import type { RowSet } from '../../core/row-set.js';
 import type { DescribedTable } from '../../core/route.js';
 import type { SourceColumn } from '../sql/bind.js';
 import { SqlRowSet } from '../sql/row-set.js';
-import { BINARY_HEAD, BINARY_TAIL, pickCopyFields } from './copy-out.js';
+import { pickCopyFields } from './copy-out.js';
 import { CopyTextEncoder } from './copy-encoder.js';
-import { copyChunks } from './copy-text.js';
+import { copyChunks, copyRows } from './copy-text.js';
 import type { PgConnection } from './driver.js';
 
 const IDENT = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
@@ -157,9 +157,9 @@ export class BulkCopyWriter implements Writer {
     const identity = at.length === set.shape.columns.length && at.every((x, i) => x === i);
     if (wire?.kind === 'postgres' && this.rows.passThrough && !set.shape.rfc3339 && (wire.format === 'text' || identity)) {
       const binary = wire.format === 'binary';
-      const chunks = binary ? [BINARY_HEAD, ...wire.chunks, BINARY_TAIL] : pickCopyFields(wire.chunks, at, set.shape.columns.length);
+      const chunks = binary ? wire.chunks : pickCopyFields(wire.chunks, at, set.shape.columns.length);
       set.release();
-      await this.db.withConnection((conn) => copyChunks(conn as PgConnection, this.copySql + (binary ? ' (FORMAT binary)' : ''), chunks));
+      await this.db.withConnection((conn) => copyRows(conn as PgConnection, this.copySql, chunks, binary));
       return true;
     }
     await set.restore();

@@ -11,7 +11,7 @@ import { ColumnsWriter, type Group } from '../sql/write-columns.js';
 import type { RowIntake } from '../sql/writer.js';
 import { CopyTextEncoder } from './copy-encoder.js';
 import { ChunkPool } from '../sql/chunk-buffer.js';
-import { copyChunks } from './copy-text.js';
+import { copyChunks, copyRows } from './copy-text.js';
 import { BINARY_HEAD, BINARY_TAIL } from './copy-out.js';
 import { binaryEncoders, CopyBinaryEncoder } from './copy-binary.js';
 import { CopyAppender, type SessionLimits } from './copy-session.js';
@@ -92,11 +92,10 @@ export class PgColumnsWriter extends ColumnsWriter {
     const targets = wire?.kind === 'postgres' ? this.rows.passThrough(set.shape) : undefined;
     if (wire && targets) {
       // A range is a COPY's worth already (16k rows): two load at once. Ranges streamed one after another into one COPY took the server more CPU.
-      const sql = this.copySql(targets) + (wire.format === 'binary' ? ' (FORMAT binary)' : '');
-      const chunks = wire.format === 'binary' ? [BINARY_HEAD, ...wire.chunks, BINARY_TAIL] : wire.chunks;
+      const { chunks, format } = wire;
       set.release();
       try {
-        await this.db.withConnection((c) => copyChunks(c as PgConnection, sql, chunks));
+        await this.db.withConnection((c) => copyRows(c as PgConnection, this.copySql(targets), chunks, format === 'binary'));
         return true;
       } catch (e) {
         if (!(e instanceof BridgeError) || e.kind !== 'rejected') throw e;
@@ -141,18 +140,16 @@ export class PgColumnsWriter extends ColumnsWriter {
       set.release();
       return chunks;
     };
-    const sqlOf = (): string => this.copySql(cols) + (binary ? ' (FORMAT binary)' : '');
     const once = async (): Promise<void> => {
       const chunks = await encode();
-      const data = binary ? [BINARY_HEAD, ...chunks, BINARY_TAIL] : chunks;
-      await this.db.withConnection((c) => copyChunks(c as PgConnection, sqlOf(), data));
+      await this.db.withConnection((c) => copyRows(c as PgConnection, this.copySql(cols), chunks, binary));
       this.pool.give(chunks);
     };
     if (alone) await once();
     else
       try {
         const chunks = await encode();
-        await this.session().append(sqlOf(), chunks, binary ? BINARY_FRAME : undefined);
+        await this.session().append(this.copySql(cols) + (binary ? ' (FORMAT binary)' : ''), chunks, binary ? BINARY_FRAME : undefined);
         this.pool.give(chunks);
       } catch (e) {
         if (!(e instanceof BridgeError) || e.kind !== 'rejected') throw e;

@@ -5,8 +5,6 @@ import { arrayLiteral } from './copy-text.js';
 
 const ESCAPES = /[\\\t\n\r\0]/;
 const ESCAPE_MAP: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-/** Strings longer than this get their exact byte length measured instead of reserving 3 bytes per code unit. */
-const LONG = 16 * 1024;
 
 /**
  * COPY text format written straight into Buffers, value by value: no string per row and no string
@@ -49,18 +47,11 @@ export class CopyTextEncoder extends ChunkBuffer {
     this.text(Array.isArray(v) ? arrayLiteral(v) : String(v), m);
   }
 
-  private ascii(s: string): void {
-    this.room(s.length);
-    this.off += this.buf.latin1Write(s, this.off);
-  }
-
   private text(s: string, m: Message | undefined): void {
     if (ESCAPES.test(s)) {
       if (s.includes('\0')) throw rejectedError(`${m ? `message ${m.idHex}` : 'a value'} holds a NUL byte (\\u0000), which PostgreSQL text cannot store`, undefined, m?.idHex);
       s = s.replace(/[\\\t\n\r]/g, (c) => ESCAPE_MAP[c]!);
     }
-    // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair takes 4 for 2 units).
-    this.room(s.length > LONG ? Buffer.byteLength(s) : s.length * 3);
-    this.off += this.buf.utf8Write(s, this.off);
+    this.utf8(s);
   }
 }

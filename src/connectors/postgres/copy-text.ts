@@ -1,5 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
+import { BINARY_HEAD, BINARY_TAIL } from './copy-out.js';
 import type { PgConnection } from './driver.js';
 import copyStreams from 'pg-copy-streams';
 
@@ -25,4 +26,9 @@ export function arrayLiteral(v: unknown[]): string {
 export async function copyChunks(conn: PgConnection, sql: string, chunks: Buffer[]): Promise<void> {
   const stream = conn.client.query(from(sql));
   await pipeline(Readable.from(chunks), stream);
+}
+
+/** `COPY … FROM STDIN` of whole rows, as text or as binary tuples (framed here by the format's header and trailer). */
+export function copyRows(conn: PgConnection, sql: string, chunks: Buffer[], binary: boolean): Promise<void> {
+  return binary ? copyChunks(conn, `${sql} (FORMAT binary)`, [BINARY_HEAD, ...chunks, BINARY_TAIL]) : copyChunks(conn, sql, chunks);
 }

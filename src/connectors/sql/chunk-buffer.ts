@@ -1,5 +1,7 @@
 /** Bytes per chunk handed to a bulk-load stream (a COPY's CopyData message, a LOAD DATA packet). */
 const CHUNK = 256 * 1024;
+/** Strings longer than this get their exact byte length measured instead of reserving 3 bytes per code unit. */
+const LONG = 16 * 1024;
 
 /** Node's own string writers (on every Buffer, not in its typings): no argument parsing per call. */
 export type FastBuffer = Buffer & { utf8Write(s: string, offset: number): number; latin1Write(s: string, offset: number): number };
@@ -61,6 +63,19 @@ export class ChunkBuffer {
     if (this.off > this.start) this.done.push(this.buf.subarray(this.start, this.off));
     this.buf = this.fresh(n);
     this.start = this.off = 0;
+  }
+
+  /** Writes text known to be ASCII (numbers, keywords). */
+  protected ascii(s: string): void {
+    this.room(s.length);
+    this.off += this.buf.latin1Write(s, this.off);
+  }
+
+  /** Writes text as UTF-8. */
+  protected utf8(s: string): void {
+    // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair takes 4 for 2 units).
+    this.room(s.length > LONG ? Buffer.byteLength(s) : s.length * 3);
+    this.off += this.buf.utf8Write(s, this.off);
   }
 
   /** Every chunk, the last one included; the encoder starts empty again. */
