@@ -11,6 +11,7 @@ import type { RowSet } from '../../core/row-set.js';
 import type { DescribedTable } from '../../core/route.js';
 import type { SourceColumn } from '../sql/bind.js';
 import { SqlRowSet } from '../sql/row-set.js';
+import { copyOutPool } from './copy-stream.js';
 import { pickCopyFields } from './copy-out.js';
 import { CopyTextEncoder } from './copy-encoder.js';
 import { copyChunks, copyRows } from './copy-text.js';
@@ -160,6 +161,7 @@ export class BulkCopyWriter implements Writer {
       const chunks = binary ? wire.chunks : pickCopyFields(wire.chunks, at, set.shape.columns.length);
       set.release();
       await this.db.withConnection((conn) => copyRows(conn as PgConnection, this.copySql, chunks, binary));
+      copyOutPool.give(wire.chunks);
       return true;
     }
     await set.restore();

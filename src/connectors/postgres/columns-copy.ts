@@ -11,6 +11,7 @@ import { ColumnsWriter, type Group } from '../sql/write-columns.js';
 import type { RowIntake } from '../sql/writer.js';
 import { CopyTextEncoder } from './copy-encoder.js';
 import { ChunkPool } from '../sql/chunk-buffer.js';
+import { copyOutPool } from './copy-stream.js';
 import { copyChunks, copyRows } from './copy-text.js';
 import { BINARY_HEAD, BINARY_TAIL } from './copy-out.js';
 import { binaryEncoders, CopyBinaryEncoder } from './copy-binary.js';
@@ -96,6 +97,7 @@ export class PgColumnsWriter extends ColumnsWriter {
       set.release();
       try {
         await this.db.withConnection((c) => copyRows(c as PgConnection, this.copySql(targets), chunks, format === 'binary'));
+        copyOutPool.give(chunks);
         return true;
       } catch (e) {
         if (!(e instanceof BridgeError) || e.kind !== 'rejected') throw e;

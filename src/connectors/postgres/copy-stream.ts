@@ -1,11 +1,42 @@
 import type { Readable } from 'node:stream';
+import { ChunkPool } from '../sql/chunk-buffer.js';
 import type { Database } from '../sql/database.js';
 import type { WireRows } from '../sql/row-set.js';
 import { decodeTuple, lastCopyRow, parseCopyText } from './copy-out.js';
+import { type CutRows, RowCutter } from './copy-row-cutter.js';
 import type { PgConnection } from './driver.js';
 import copyStreams from 'pg-copy-streams';
 
 const { to } = copyStreams;
+
+/**
+ * 256 KB Buffers that batches read by COPY TO are gathered into, handed back by the PostgreSQL
+ * sink once their COPY FROM committed. The driver delivers about 8 KB at a time; written as they
+ * came, each was its own CopyData message and its own socket writes (about 70,000 per 1M rows).
+ */
+export const copyOutPool = new ChunkPool(64);
+
+/** `chunks` copied into pool Buffers, 256 KB each but the last. */
+function regroup(chunks: Buffer[]): Buffer[] {
+  const out: Buffer[] = [];
+  let buf = copyOutPool.take();
+  let off = 0;
+  for (const c of chunks) {
+    for (let at = 0; at < c.length; ) {
+      if (off === buf.length) {
+        out.push(buf);
+        buf = copyOutPool.take();
+        off = 0;
+      }
+      const n = c.copy(buf, off, at);
+      off += n;
+      at += n;
+    }
+  }
+  if (off > 0) out.push(buf.subarray(0, off));
+  else copyOutPool.give([buf]);
+  return out;
+}
 
 /** Ends a stream closed before its end: the connection is dropped (a COPY TO cannot be stopped part-way). */
 class Abandoned extends Error {}
@@ -21,11 +52,7 @@ export class CopyOutStream {
   private stream: Readable | undefined;
   private finish: ((abandon: boolean) => void) | undefined;
   private held: Promise<void> | undefined;
-  private parts: Buffer[] = [];
-  private size = 0;
-  /** Bytes a row, from the last batch (0: walk whatever arrives). */
-  private perRow = 0;
-  private header = true;
+  private readonly cutter: RowCutter;
   private done = false;
 
   constructor(
@@ -33,7 +60,9 @@ export class CopyOutStream {
     private readonly sql: string,
     private readonly columns: { name: string; dbType: string }[],
     private readonly format: 'text' | 'binary',
-  ) {}
+  ) {
+    this.cutter = new RowCutter(format);
+  }
 
   private async open(): Promise<AsyncIterator<Buffer>> {
     let opened!: (s: Readable) => void;
@@ -61,18 +90,13 @@ export class CopyOutStream {
   /** Up to `max` whole rows, or null once the stream has ended with nothing left. */
   async next(max: number): Promise<WireRows | null> {
     this.iterator ??= await this.open();
+    const cutter = this.cutter;
     for (;;) {
-      // What arrived is joined and walked only once it may hold the batch (bytes a row so far × rows):
-      // walking it chunk after chunk would go over the same bytes again and again.
-      if (this.done || this.size >= this.perRow * max) {
-        const data = this.joined();
-        const cut = this.cut(data, max);
-        if (cut && (cut.rows === max || this.done)) {
-          this.perRow = cut.end / cut.rows;
-          return this.batch(data, cut.end, cut.rows, cut.last);
-        }
-        if (this.done) return null;
-        this.perRow = cut ? (data.length / cut.rows) * 1.05 : data.length * 2;
+      if (cutter.scan(max) === max || this.done) {
+        const cut = cutter.take();
+        if (cut) return this.batch(cut);
+        if (!cutter.onlyTrailer()) throw new Error(`COPY TO ended inside a row (${cutter.size} bytes left)`);
+        return null;
       }
       const r = await this.iterator.next();
       if (r.done) {
@@ -81,61 +105,19 @@ export class CopyOutStream {
         await this.held;
         continue;
       }
-      this.parts.push(r.value);
-      this.size += r.value.length;
+      cutter.push(r.value);
     }
   }
 
-  /** What has arrived as one buffer, the binary header taken off. */
-  private joined(): Buffer {
-    let data = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
-    if (this.header && this.format === 'binary' && data.length >= 19) {
-      data = data.subarray(19 + data.readUInt32BE(15));
-      this.header = false;
-    }
-    this.parts = [data];
-    this.size = data.length;
-    return data;
-  }
-
-  /** Where the first `max` whole rows of `data` end (or all the whole rows there are), and where the last of them starts (binary). */
-  private cut(data: Buffer, max: number): { end: number; rows: number; last: number } | undefined {
-    if (this.header && this.format === 'binary') return undefined;
-    let rows = 0;
-    let off = 0;
-    let last = 0;
-    if (this.format === 'text') {
-      while (rows < max) {
-        const nl = data.indexOf(10, off);
-        if (nl < 0) break;
-        off = nl + 1;
-        rows++;
-      }
-    } else {
-      while (rows < max && off + 2 <= data.length) {
-        const fields = data.readInt16BE(off);
-        if (fields < 0) break; // the trailer
-        let p = off + 2;
-        for (let f = 0; f < fields && p !== -1; f++) p = p + 4 <= data.length ? p + 4 + Math.max(0, data.readInt32BE(p)) : -1;
-        if (p === -1 || p > data.length) break;
-        last = off;
-        off = p;
-        rows++;
-      }
-    }
-    return rows ? { end: off, rows, last } : undefined;
-  }
-
-  private batch(data: Buffer, end: number, count: number, lastStart: number): WireRows {
-    const rows = data.subarray(0, end);
-    const rest = data.subarray(end);
-    // The binary trailer (a field count of -1) is all that is left at the end.
-    this.parts = this.done && this.format === 'binary' && rest.length <= 2 ? [] : [rest];
-    this.size = this.parts.length ? rest.length : 0;
+  private batch(cut: CutRows): WireRows {
+    const { count, lastChunk, lastAt } = cut;
     const columns = this.columns;
-    const chunks = [rows];
-    if (this.format === 'binary') return { kind: 'postgres', format: 'binary', chunks, columns, count, last: () => decodeTuple(rows, lastStart, columns) };
-    return { kind: 'postgres', format: 'text', chunks, columns, count, parse: () => parseCopyText(chunks), last: () => lastCopyRow(chunks) };
+    const chunks = regroup(cut.chunks);
+    if (this.format === 'text') return { kind: 'postgres', format: 'text', chunks, columns, count, parse: () => parseCopyText(chunks), last: () => lastCopyRow(chunks) };
+    // The last tuple copied out alone: the driver's chunks are not kept for it.
+    const tail = cut.chunks.slice(lastChunk);
+    const lastTuple = Buffer.from(tail.length === 1 ? tail[0]!.subarray(lastAt) : Buffer.concat(tail).subarray(lastAt));
+    return { kind: 'postgres', format: 'binary', chunks, columns, count, last: () => decodeTuple(lastTuple, 0, columns) };
   }
 
   /** Stops reading: a stream not read to its end drops its connection. */
