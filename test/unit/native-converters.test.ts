@@ -31,6 +31,10 @@ const targets: [string, Binder, ColumnInfo][] = [
   ['mysql datetime', new MysqlBinder(), { name: 'c', type: 'timestamp', dbType: 'datetime', nullable: true, fraction: 0 } as ColumnInfo],
   ['sqlite TIMESTAMPTZ', new SqliteBinder(), { name: 'c', type: 'timestamptz', dbType: 'TIMESTAMPTZ', nullable: true, affinity: 'numeric' } as ColumnInfo],
   ['sqlite DATETIME', new SqliteBinder(), { name: 'c', type: 'timestamp', dbType: 'DATETIME', nullable: true, affinity: 'numeric' } as ColumnInfo],
+  ['pg numeric(12,2)', new PgBinder(), { name: 'c', type: 'decimal', dbType: 'numeric(12,2)', nullable: true, precision: 12, scale: 2 } as ColumnInfo],
+  ['pg numeric(5,0)', new PgBinder(), { name: 'c', type: 'decimal', dbType: 'numeric(5,0)', nullable: true, precision: 5, scale: 0 } as ColumnInfo],
+  ['mysql decimal(30,15)', new MysqlBinder(), { name: 'c', type: 'decimal', dbType: 'decimal(30,15)', nullable: true, precision: 30, scale: 15 } as ColumnInfo],
+  ['sqlite NUMERIC(10,4)', new SqliteBinder(), { name: 'c', type: 'decimal', dbType: 'NUMERIC(10,4)', nullable: true, precision: 10, scale: 4, affinity: 'numeric' } as ColumnInfo],
 ];
 const sources: [LogicalType, Binder, boolean][] = [
   ['int', new MysqlBinder(), false],
@@ -38,9 +42,11 @@ const sources: [LogicalType, Binder, boolean][] = [
   ['text', new MysqlBinder(), false],
   ['uuid', new PgBinder(), false],
   ['timestamp', new MysqlBinder(), false],
+  ['float', new MysqlBinder(), false],
   // SQLite: any storage class in any column.
   ['bigint', new SqliteBinder(), true],
   ['text', new SqliteBinder(), true],
+  ['float', new SqliteBinder(), true],
 ];
 /** Where the shortcut leaves the check to the database (its JSON parser): the full converter's refusal, and the text passed on unchanged. */
 const serverChecked = (b: Binder, col: ColumnInfo, fullAnswer: string, quick: unknown, v: unknown): boolean =>
@@ -64,6 +70,10 @@ describe('native converters agree with the full converter', () => {
     fc.integer({ min: -5000, max: 5000 }).map(String),
     fc.constantFrom(0, -0, 1.5, 2 ** 53, -(2 ** 53), 4294967296, 2155, 2156, '0', '-0', '007', '1e3', '', 'abc', 'NUL\u0000in', 'é😀', ' 5', '9223372036854775808'),
     fc.string(),
+    // Doubles, and the decimals of a few digits they usually hold (amounts: 12.34).
+    fc.double(),
+    fc.integer({ min: -(10 ** 9), max: 10 ** 9 }).chain((n) => fc.constantFrom(n / 100, n / 10000, n / 1e15, n * 1000)),
+    fc.constantFrom(0.1 + 0.2, 1e-7, 5e-324, 2 ** 52 / 100, 2 ** 52 / 100 + 0.25, 45035996273704.95, 99999.5, 99999.4999, 1e21, 0.005, 0.015, -0.01, 1e15 + 0.3, 9999999999.99, 10000000000, -123456789.125),
     fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }),
     fc.constantFrom(0n, -1n, 1n, 69n, 70n, 99n, 100n, 1901n, 2155n, 2156n, 2n ** 53n, 2n ** 63n - 1n, -(2n ** 63n), 32767n, 32768n),
     fc.bigInt({ min: -3000n, max: 3000n }),
@@ -76,6 +86,7 @@ describe('native converters agree with the full converter', () => {
   );
   it('on edges and generated values (seeded)', () => {
     let taken = 0;
+    let decimals = 0;
     fc.assert(
       fc.property(values, (v) => {
         for (const [name, b, col] of targets)
@@ -94,6 +105,7 @@ describe('native converters agree with the full converter', () => {
               }
               if (quick === NEED_FIELD) continue;
               taken++;
+              if (col.type === 'decimal') decimals++;
               const answer = full(b, col, src, v, rfc3339);
               if (serverChecked(b, col, answer, quick, v)) continue;
               expect({ name, type, loose, rfc3339, v, got: `ok ${String(quick)}` }).toEqual({ name, type, loose, rfc3339, v, got: answer });
@@ -102,5 +114,6 @@ describe('native converters agree with the full converter', () => {
       { seed: 1123, numRuns: 6000 },
     );
     expect(taken).toBeGreaterThan(1000);
+    expect(decimals).toBeGreaterThan(500);
   });
 });

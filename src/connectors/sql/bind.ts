@@ -41,6 +41,7 @@ export class Binder {
       text: (s) => this.outText(s, col),
       json: (doc) => this.outJson(doc, col),
       temporal: (s) => this.outTemporal(s, col),
+      decimal: (text, d) => this.outDecimal(text, d, col),
     });
   }
 

@@ -1,4 +1,5 @@
 import { NEED_FIELD, SHORT_INT, type NativeConverter, type SourceColumn } from './bind-rules.js';
+import type { Decimal } from './exact.js';
 import type { ColumnInfo } from './types.js';
 
 /** A date and time without a zone, as text sources and MySQL DATETIME give it; group 1: the fraction. */
@@ -19,6 +20,7 @@ export interface NativeOut {
   text(s: string): unknown;
   json(doc: string): unknown;
   temporal(s: string): unknown;
+  decimal(text: string, d: Decimal): unknown;
 }
 
 /**
@@ -51,6 +53,7 @@ export function nativeConverterOf(col: ColumnInfo, src: SourceColumn | undefined
       return n >= lo && n <= hi ? out.int(v) : NEED_FIELD;
     };
   }
+  if (t === 'float' && col.type === 'decimal' && col.precision !== undefined && col.scale !== undefined && col.scale <= 15) return doubleToDecimal(col.precision, col.scale, out);
   if (t !== 'text' && t !== 'uuid' && !(!loose && !o.rfc3339 && t === 'timestamp' && (col.type === 'timestamp' || col.type === 'timestamptz'))) return undefined;
   if (col.type === 'text' && col.maxLength === undefined && col.maxBytes === undefined && !col.labels)
     return (v) => (typeof v === 'string' && (out.textNul || !v.includes('\u0000')) ? out.text(v) : NEED_FIELD);
@@ -65,4 +68,35 @@ export function nativeConverterOf(col: ColumnInfo, src: SourceColumn | undefined
     };
   }
   return undefined;
+}
+
+/**
+ * A double into a decimal column of scale `scale`, as the digits the full way writes (the
+ * shortest text that reads back as the same double) without rendering and parsing that text:
+ * n = round(v × 10^scale) is exact when n / 10^scale gives v back and |n| < 2^52 (the doubles
+ * there are closer together than 10^-scale, so no other decimal of that scale reads back as v,
+ * and the shortest text is that decimal). Anything else (-0, more digits, too large) goes the
+ * full way, which rejects what the column would round.
+ */
+function doubleToDecimal(precision: number, scale: number, out: NativeOut): NativeConverter {
+  const pow = 10 ** scale;
+  const maxInt = precision - scale;
+  return (v) => {
+    if (typeof v !== 'number') return NEED_FIELD;
+    const n = Math.round(v * pow);
+    if (!(n < 2 ** 52 && n > -(2 ** 52)) || n / pow !== v || Object.is(v, -0)) return NEED_FIELD;
+    if (n === 0) return out.decimal('0', { neg: false, int: '', frac: '' });
+    // Below 1e-6 the full way spells the value with an exponent: left to it, so both spell it alike.
+    if (v < 1e-6 && v > -1e-6) return NEED_FIELD;
+    const digits = String(Math.abs(n));
+    const cut = digits.length - scale;
+    const int = cut > 0 ? digits.slice(0, cut) : '';
+    if (int.length > maxInt) return NEED_FIELD;
+    let end = digits.length;
+    while (end > Math.max(cut, 0) && digits.charCodeAt(end - 1) === 48) end--;
+    const frac = cut >= 0 ? digits.slice(cut, end) : digits.slice(0, end).padStart(end - cut, '0');
+    const neg = n < 0;
+    const text = `${neg ? '-' : ''}${int || '0'}${frac ? `.${frac}` : ''}`;
+    return out.decimal(text, { neg, int, frac });
+  };
 }
