@@ -36,13 +36,15 @@ const targets: [string, Binder, ColumnInfo][] = [
   ['mysql decimal(30,15)', new MysqlBinder(), { name: 'c', type: 'decimal', dbType: 'decimal(30,15)', nullable: true, precision: 30, scale: 15 } as ColumnInfo],
   ['sqlite NUMERIC(10,4)', new SqliteBinder(), { name: 'c', type: 'decimal', dbType: 'NUMERIC(10,4)', nullable: true, precision: 10, scale: 4, affinity: 'numeric' } as ColumnInfo],
 ];
-const sources: [LogicalType, Binder, boolean][] = [
+const sources: [LogicalType, Binder, boolean, boolean?][] = [
   ['int', new MysqlBinder(), false],
   ['bigint', new PgBinder(), false],
   ['text', new MysqlBinder(), false],
   ['uuid', new PgBinder(), false],
   ['timestamp', new MysqlBinder(), false],
   ['float', new MysqlBinder(), false],
+  // MySQL FLOAT: read widened to a double, written as the 4-byte float's shortest digits.
+  ['float', new MysqlBinder(), false, true],
   // SQLite: any storage class in any column.
   ['bigint', new SqliteBinder(), true],
   ['text', new SqliteBinder(), true],
@@ -53,7 +55,7 @@ const serverChecked = (b: Binder, col: ColumnInfo, fullAnswer: string, quick: un
   b.serverParsesJson && col.type === 'json' && fullAnswer.startsWith('rejects is text that is not JSON') && quick === v;
 
 function full(b: Binder, col: ColumnInfo, src: SourceColumn, v: unknown, rfc3339: boolean): string {
-  const shape = new RowShape([{ name: 'c', type: src.type }], { timestamps: rfc3339 ? 'rfc3339' : 'text' }, src.loose, () => '', [src]);
+  const shape = new RowShape([{ name: 'c', type: src.type, floatBits: src.col.floatBits }], { timestamps: rfc3339 ? 'rfc3339' : 'text' }, src.loose, () => '', [src]);
   try {
     return `ok ${String(b.compile(col, src)(shape.field([v], 0), v))}`;
   } catch (e) {
@@ -73,7 +75,8 @@ describe('native converters agree with the full converter', () => {
     // Doubles, and the decimals of a few digits they usually hold (amounts: 12.34).
     fc.double(),
     fc.integer({ min: -(10 ** 9), max: 10 ** 9 }).chain((n) => fc.constantFrom(n / 100, n / 10000, n / 1e15, n * 1000)),
-    fc.constantFrom(0.1 + 0.2, 1e-7, 5e-324, 2 ** 52 / 100, 2 ** 52 / 100 + 0.25, 45035996273704.95, 99999.5, 99999.4999, 1e21, 0.005, 0.015, -0.01, 1e15 + 0.3, 9999999999.99, 10000000000, -123456789.125),
+    fc.integer({ min: -(10 ** 6), max: 10 ** 6 }).map((n) => Math.fround(n / 10)),
+    fc.constantFrom(0.1 + 0.2, 1e-7, Math.fround(1.1), Math.fround(1000.1), 5e-324, 2 ** 52 / 100, 2 ** 52 / 100 + 0.25, 45035996273704.95, 99999.5, 99999.4999, 1e21, 0.005, 0.015, -0.01, 1e15 + 0.3, 9999999999.99, 10000000000, -123456789.125),
     fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }),
     fc.constantFrom(0n, -1n, 1n, 69n, 70n, 99n, 100n, 1901n, 2155n, 2156n, 2n ** 53n, 2n ** 63n - 1n, -(2n ** 63n), 32767n, 32768n),
     fc.bigInt({ min: -3000n, max: 3000n }),
@@ -90,9 +93,9 @@ describe('native converters agree with the full converter', () => {
     fc.assert(
       fc.property(values, (v) => {
         for (const [name, b, col] of targets)
-          for (const [type, sb, loose] of sources)
+          for (const [type, sb, loose, float4] of sources)
             for (const rfc3339 of [false, true]) {
-              const src: SourceColumn = { col: { name: 'c', type, dbType: type, nullable: true }, type, loose, kind: sb.constructor.name, binder: sb };
+              const src: SourceColumn = { col: { name: 'c', type, dbType: type, nullable: true, ...(float4 ? { floatBits: 24 as const } : {}) }, type, loose, kind: sb.constructor.name, binder: sb };
               const nat = b.nativeConverter(col, src, { serverChecks: true, rfc3339 });
               if (!nat) continue;
               let quick: unknown;

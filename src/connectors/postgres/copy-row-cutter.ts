@@ -1,5 +1,5 @@
 /**
- * Whole rows of a COPY TO stream that arrives as the driver's chunks (about 64 KB each), counted
+ * Whole rows of a COPY TO stream that arrives as the driver's chunks (mostly 8 KB each), counted
  * without joining the chunks: a batch is the list of chunks it spans, the last one cut after its
  * last whole row. Joining each batch into one buffer of several MB had made the process's peak
  * memory depend on where glibc happened to place those large blocks (up to 213 MB in 4 of about 30
@@ -26,6 +26,11 @@ export class RowCutter {
   private lastPart = 0;
   private lastAt = 0;
   private header: boolean;
+  /** Bytes pushed since the start, and how many must have come before a tuple still arriving can end. */
+  private pushed = 0;
+  private waitFor = 0;
+  /** How many bytes the last skip() that ran out of data was short of. */
+  private short = 0;
 
   constructor(private readonly format: 'text' | 'binary') {
     this.header = format === 'binary';
@@ -39,10 +44,13 @@ export class RowCutter {
     if (chunk.length === 0) return;
     this.parts.push(chunk);
     this.bytes += chunk.length;
+    this.pushed += chunk.length;
   }
 
   /** Counts whole rows, up to `max`; returns how many there are so far. */
   scan(max: number): number {
+    // A large value is walked once it has all arrived, not again after each of its chunks.
+    if (this.pushed < this.waitFor) return this.rows;
     if (this.header && !this.skipHeader()) return 0;
     if (this.format === 'text') this.scanText(max);
     else this.scanBinary(max);
@@ -140,7 +148,10 @@ export class RowCutter {
       if (len === undefined) return false;
       pos = this.skip(pos[0], pos[1], 4 + Math.max(0, len));
     }
-    if (!pos) return false;
+    if (!pos) {
+      this.waitFor = this.pushed + this.short;
+      return false;
+    }
     this.lastPart = p;
     this.lastAt = at;
     [this.cutPart, this.cutAt] = pos;
@@ -162,7 +173,10 @@ export class RowCutter {
   /** The part and offset `n` bytes on, or undefined when they have not arrived (an end at a chunk's end stays in that chunk). */
   private skip(p: number, at: number, n: number): [number, number] | undefined {
     for (;;) {
-      if (p >= this.parts.length) return undefined;
+      if (p >= this.parts.length) {
+        this.short = n;
+        return undefined;
+      }
       const room = this.parts[p]!.length - at;
       if (n <= room) return [p, at + n];
       n -= room;

@@ -53,7 +53,9 @@ export function nativeConverterOf(col: ColumnInfo, src: SourceColumn | undefined
       return n >= lo && n <= hi ? out.int(v) : NEED_FIELD;
     };
   }
-  if (t === 'float' && col.type === 'decimal' && col.precision !== undefined && col.scale !== undefined && col.scale <= 15) return doubleToDecimal(col.precision, col.scale, out);
+  // A 4-byte float (MySQL FLOAT, read widened to a double) is written as its own shortest digits: left to the full way.
+  if (t === 'float' && src.col.floatBits !== 24 && col.type === 'decimal' && col.precision !== undefined && col.scale !== undefined && col.scale <= 15)
+    return doubleToDecimal(col.precision, col.scale, out);
   if (t !== 'text' && t !== 'uuid' && !(!loose && !o.rfc3339 && t === 'timestamp' && (col.type === 'timestamp' || col.type === 'timestamptz'))) return undefined;
   if (col.type === 'text' && col.maxLength === undefined && col.maxBytes === undefined && !col.labels)
     return (v) => (typeof v === 'string' && (out.textNul || !v.includes('\u0000')) ? out.text(v) : NEED_FIELD);
