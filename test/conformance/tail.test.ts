@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseLines, spawnBridge, started, tempDir, waitFor } from '../helpers/bridge.js';
+import { readWholeLines, spawnBridge, started, tempDir, waitFor } from '../helpers/bridge.js';
 import { KINDS, type ConformanceDb } from './kinds.js';
 
 /** tail on every kind: follows inserts, stops cleanly, survives SIGKILL resuming from the saved position. */
@@ -11,7 +10,7 @@ async function insertRows(db: ConformanceDb, table: string, from: number, count:
   await db.exec(`INSERT INTO ${table} (v) VALUES ${Array.from({ length: count }, (_, i) => `('row ${from + i}')`).join(', ')}`);
 }
 
-const ids = (file: string): number[] => (existsSync(file) ? (parseLines(readFileSync(file, 'utf8')) as { id: number }[]).map((r) => r.id) : []);
+const ids = (file: string): number[] => (readWholeLines(file) as { id: number }[]).map((r) => r.id);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 for (const k of KINDS) {

@@ -1,5 +1,5 @@
 import { execa, type ResultPromise } from 'execa';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +51,16 @@ export function tempDir(prefix = 'bridge-test-'): string {
 export const lines = (text: string): string[] => text.split('\n').filter((l) => l.trim() !== '');
 
 export const parseLines = (text: string): unknown[] => lines(text).map((l) => JSON.parse(l) as unknown);
+
+/**
+ * The whole lines of an NDJSON file another process may be writing right now: a reader can see
+ * a write half done, so the bytes after the last newline are left for the next read.
+ */
+export function readWholeLines(file: string): unknown[] {
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  return parseLines(text.slice(0, text.lastIndexOf('\n') + 1));
+}
 
 export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 20_000, everyMs = 100): Promise<T> {
   const end = Date.now() + timeoutMs;

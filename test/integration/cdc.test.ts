@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import type { ResultPromise } from 'execa';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridge, parseLines, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
+import { bridge, readWholeLines, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
 import { PG_URL, postgres, type TestDb } from '../helpers/databases.js';
 
 /** PostgreSQL change capture (issue 4). Needs wal_level=logical, which .ci/run sets. */
@@ -10,15 +10,31 @@ let pg: TestDb;
 const SLOT = 'bt_slot';
 const PUB = 'bt_pub';
 type Env = { metadata: Record<string, string>; payload: { id: number; v?: string } };
-const read = (file: string): Env[] => (existsSync(file) ? (parseLines(readFileSync(file, 'utf8')) as Env[]) : []);
+const read = (file: string): Env[] => readWholeLines(file) as Env[];
 const key = (e: Env): string => `${e.metadata['bridge.op']}:${e.payload.id}:${e.payload.v ?? ''}`;
 const lsn = (s: string): bigint => {
   const [hi, lo] = s.split('/');
   return (BigInt(`0x${hi}`) << 32n) | BigInt(`0x${lo}`);
 };
+const running: ResultPromise[] = [];
+const spawn = (args: string[]): ResultPromise => {
+  const p = spawnBridge(args);
+  running.push(p);
+  return p;
+};
+async function stopAll(): Promise<void> {
+  for (const p of running.splice(0)) {
+    p.kill('SIGKILL');
+    await p;
+  }
+}
 const tailArgs = (out: string, extra = '') => ['tail', `${PG_URL}?table=t_cdc&publication=${PUB}&slot_name=${SLOT}&create_publication=true&source_metadata=true${extra}`, `file://${out}?format=envelope`, '--progress', 'none'];
 
 async function reset(): Promise<void> {
+  // A test that failed part-way may have left its tail running on the slot: end it, or every later
+  // test would wait on a slot another process holds.
+  await stopAll();
+  await waitFor(async () => (await pg.rows(`SELECT 1 FROM pg_replication_slots WHERE slot_name = '${SLOT}' AND active`)).length === 0, 10_000);
   await pg.exec(`SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '${SLOT}' AND NOT active`);
   await pg.exec(`DROP PUBLICATION IF EXISTS ${PUB}; DROP TABLE IF EXISTS t_cdc; CREATE TABLE t_cdc (id int PRIMARY KEY, v text)`);
 }
@@ -54,6 +70,7 @@ beforeAll(async () => {
   if (level[0]!.wal_level !== 'logical') throw new Error('these tests need wal_level=logical (run .ci/run, which sets it)');
 });
 afterAll(async () => {
+  await stopAll();
   await pg.exec(`SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '${SLOT}' AND NOT active`);
   await pg.close();
 });
@@ -62,7 +79,7 @@ describe('change capture (publication)', () => {
   it('inserts, updates and deletes of mixed transactions arrive in commit order, exactly, rolled-back work never', async () => {
     await reset();
     const out = path.join(dir, 'cdc1.ndjson');
-    const p = spawnBridge(tailArgs(out));
+    const p = spawn(tailArgs(out));
     await waitFor(async () => (await pg.rows(`SELECT active FROM pg_replication_slots WHERE slot_name = '${SLOT}'`))[0]?.active === true);
     const expected = await workload(pg);
     await waitFor(async () => read(out).length >= expected.length, 30_000);
@@ -77,7 +94,7 @@ describe('change capture (publication)', () => {
   it('the slot confirms only what the sink confirmed: SIGKILL and a restart lose nothing and re-deliver nothing older than the last confirmed commit', async () => {
     await reset();
     const out = path.join(dir, 'cdc2.ndjson');
-    const first = spawnBridge([...tailArgs(out), '--batch-size', '37']);
+    const first = spawn([...tailArgs(out), '--batch-size', '37']);
     await waitFor(async () => (await pg.rows(`SELECT active FROM pg_replication_slots WHERE slot_name = '${SLOT}'`))[0]?.active === true);
     const work = workload(pg, 0, 40);
     await waitFor(async () => read(out).length >= 400, 30_000);
@@ -87,7 +104,7 @@ describe('change capture (publication)', () => {
     await waitFor(async () => (await pg.rows(`SELECT active FROM pg_replication_slots WHERE slot_name = '${SLOT}'`))[0]?.active === false);
     const confirmed = lsn(String((await pg.rows(`SELECT confirmed_flush_lsn::text AS l FROM pg_replication_slots WHERE slot_name = '${SLOT}'`))[0]!.l));
     const expected = await work;
-    const second = spawnBridge([...tailArgs(out), '--batch-size', '37']);
+    const second = spawn([...tailArgs(out), '--batch-size', '37']);
     await waitFor(async () => {
       const seen = new Set(read(out).map(key));
       return expected.every((k) => seen.has(k));
@@ -108,7 +125,7 @@ describe('change capture (publication)', () => {
     await reset();
     await pg.exec('DROP TABLE IF EXISTS t_cdc_other; CREATE TABLE t_cdc_other (x int)');
     const out = path.join(dir, 'cdc3.ndjson');
-    const p = spawnBridge(tailArgs(out));
+    const p = spawn(tailArgs(out));
     await waitFor(async () => (await pg.rows(`SELECT active FROM pg_replication_slots WHERE slot_name = '${SLOT}'`))[0]?.active === true);
     await pg.exec('INSERT INTO t_cdc_other SELECT generate_series(1, 1000)');
     const target = lsn(String((await pg.rows('SELECT pg_current_wal_lsn()::text AS l'))[0]!.l));
@@ -145,7 +162,7 @@ describe('change capture errors say what to fix', () => {
   it('a slot held by another process', async () => {
     await reset();
     const out = path.join(dir, 'cdc5.ndjson');
-    const p = spawnBridge(tailArgs(out));
+    const p = spawn(tailArgs(out));
     await waitFor(async () => (await pg.rows(`SELECT active FROM pg_replication_slots WHERE slot_name = '${SLOT}'`))[0]?.active === true);
     const r = await bridge(tailArgs(path.join(dir, 'cdc6.ndjson')));
     expect(r.exitCode).toBe(2);

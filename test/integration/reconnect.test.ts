@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseLines, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
+import { readWholeLines, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
 import { PG_URL, postgres, type TestDb } from '../helpers/databases.js';
 
 /** Issue 4: a dropped connection to either side is retried with backoff and the tail goes on. */
@@ -15,7 +14,7 @@ afterAll(async () => {
   await pg.close();
 });
 
-const ids = (file: string): number[] => (existsSync(file) ? (parseLines(readFileSync(file, 'utf8')) as { id: number }[]).map((r) => r.id) : []);
+const ids = (file: string): number[] => (readWholeLines(file) as { id: number }[]).map((r) => r.id);
 /** Terminates the run's server connections of one side; returns how many there were. */
 const kill = async (app: string): Promise<number> =>
   (await pg.rows(`SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE application_name = '${app}' AND pid <> pg_backend_pid()`)).length;

@@ -1,9 +1,9 @@
 import { BlobServiceClient } from '@azure/storage-blob';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridge, parseLines, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
+import { bridge, readWholeLines, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
 import { MYSQL_URL, PG_URL, mysqlLike, postgres, sqlite, type TestDb } from '../helpers/databases.js';
 import { startAzurite, startS3 } from '../helpers/object-stores.js';
 
@@ -38,7 +38,7 @@ afterAll(async () => {
   await az?.stop();
 });
 
-const ids = (file: string): number[] => (existsSync(file) ? (parseLines(readFileSync(file, 'utf8')) as { id: number }[]).map((r) => r.id) : []);
+const ids = (file: string): number[] => (readWholeLines(file) as { id: number }[]).map((r) => r.id);
 
 /** Reads the stored text back with each store's own client, not bridge's. */
 const readers: Record<string, (cursorId: string) => Promise<string>> = {

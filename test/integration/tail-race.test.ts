@@ -1,8 +1,8 @@
 import { execa } from 'execa';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridge, parseLines, ROOT, spawnBridge, tempDir } from '../helpers/bridge.js';
+import { ROOT, bridge, readWholeLines, spawnBridge, tempDir } from '../helpers/bridge.js';
 import { MARIADB_URL, mysqlLike, PG_URL, postgres, sqlite, type TestDb } from '../helpers/databases.js';
 
 /**
@@ -39,7 +39,7 @@ function writers(kind: string, table: string): Promise<number> {
   return execa('node', [path.join(ROOT, 'test/helpers/race-writer.mjs'), kind, target, table, kind === 'sqlite' ? '4' : '8', String(SECONDS)]).then((r) => Number(r.stdout.trim()));
 }
 
-const delivered = (file: string): number[] => (existsSync(file) ? (parseLines(readFileSync(file, 'utf8')) as { id: number }[]).map((r) => Number(r.id)) : []);
+const delivered = (file: string): number[] => (readWholeLines(file) as { id: number }[]).map((r) => Number(r.id));
 
 for (const kind of ['postgres', 'mariadb', 'sqlite'] as const)
   for (const column of ['id', 'mtime'] as const)

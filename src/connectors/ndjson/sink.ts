@@ -4,6 +4,7 @@ import { BridgeError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { PlanItem, Sink, SinkContext } from '../../core/route.js';
 import { toEnvelopeLine } from './envelope.js';
+import { endAtLine } from './torn-tail.js';
 
 /** Thrown when stdout's reader went away (`| head`): the route stops quietly. */
 export class OutputClosedError extends BridgeError {
@@ -44,9 +45,18 @@ export class NdjsonSink implements Sink {
     try {
       // A fresh copy rewrites the file; a run that resumes from a kept position (cursor_id, a queue,
       // change capture) or follows must append, or a restart would wipe what earlier runs delivered.
-      this.fh = await open(this.ep.file!, ctx.mode === 'copy' && !ctx.durable ? 'w' : 'a');
+      const append = !(ctx.mode === 'copy' && !ctx.durable);
+      this.fh = await open(this.ep.file!, append ? 'a+' : 'w').catch((e: NodeJS.ErrnoException) => {
+        // A file we may append to but not read: its last line cannot be checked (see endAtLine).
+        if (append && e.code === 'EACCES') return open(this.ep.file!, 'a');
+        throw e;
+      });
       // Pipes and devices (/dev/null, FIFOs) cannot be synced; only regular files are.
       if (!(await this.fh.stat()).isFile()) this.durable = false;
+      else if (append && (await canRead(this.fh))) {
+        const cut = await endAtLine(this.fh);
+        if (cut) this.warn(`cut ${cut} bytes of an unfinished last line off ${this.ep.file} (a write an earlier run was stopped in; its rows are delivered again)`);
+      }
     } catch (e) {
       throw new BridgeError('config', `cannot write ${this.ep.file}: ${(e as Error).message}`, { cause: e });
     }
@@ -83,6 +93,15 @@ export class NdjsonSink implements Sink {
 
   async plan(): Promise<PlanItem[]> {
     return [{ label: 'sink', value: this.ep.stdio ? 'NDJSON lines to stdout' : `NDJSON lines to ${this.ep.file}` }];
+  }
+}
+
+async function canRead(fh: FileHandle): Promise<boolean> {
+  try {
+    await fh.read(Buffer.alloc(1), 0, 1, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
