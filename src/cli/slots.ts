@@ -1,73 +1,48 @@
 import type { Command } from 'commander';
 import { redact } from '../config/redact.js';
-import { EXIT } from '../core/errors.js';
-
-interface SlotRow {
-  slot_name: string;
-  plugin: string | null;
-  database: string | null;
-  active_pid: number | null;
-  temporary: boolean;
-  wal_status: string | null;
-  holds: string | null;
-  holds_bytes: string | null;
-  confirmed_flush_lsn: string | null;
-}
+import { replicationSlots } from '../connectors/registry.js';
+import { BridgeError, EXIT } from '../core/errors.js';
 
 const fail = (text: string, code: number): never => {
   process.stderr.write(redact(`bridge: error: ${text}`) + '\n');
   process.exit(code);
 };
 
-async function connect(url: string | undefined) {
-  const target = url ?? process.env.DATABASE_URL;
-  if (!target || !/^postgres(ql)?:\/\//.test(target)) return fail('bridge slots needs a PostgreSQL URL (postgres://user@host/db), as an argument or in DATABASE_URL', EXIT.config);
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: target, application_name: 'bridge' });
+function target(url: string | undefined): string {
+  const t = url ?? process.env.DATABASE_URL;
+  if (!t || !/^postgres(ql)?:\/\//.test(t)) return fail('bridge slots needs a PostgreSQL URL (postgres://user@host/db), as an argument or in DATABASE_URL', EXIT.config);
+  return t;
+}
+
+/** Runs a slot action, turning its error into the one-line message and exit code of its kind. */
+async function guarded<T>(action: () => Promise<T>): Promise<T> {
   try {
-    await client.connect();
+    return await action();
   } catch (e) {
-    return fail(`cannot connect to PostgreSQL: ${(e as Error).message}`, EXIT.connect);
+    if (e instanceof BridgeError) return fail(e.message, e.exitCode);
+    throw e;
   }
-  return client;
 }
 
 /** Every replication slot of the server: whether it is in use, and how much WAL it keeps. */
 async function list(url: string | undefined, json: boolean): Promise<void> {
-  const client = await connect(url);
-  const r = await client.query<SlotRow>(
-    `SELECT slot_name, plugin, database, active_pid, temporary, wal_status,
-            pg_size_pretty((pg_current_wal_lsn() - restart_lsn)::bigint) AS holds, (pg_current_wal_lsn() - restart_lsn)::bigint::text AS holds_bytes,
-            confirmed_flush_lsn::text
-       FROM pg_replication_slots ORDER BY slot_name`,
-  );
-  await client.end();
+  const { listSlots } = await replicationSlots();
+  const slots = await guarded(() => listSlots(target(url)));
   if (json) {
-    for (const s of r.rows) process.stdout.write(JSON.stringify({ ...s, holds_bytes: s.holds_bytes === null ? null : Number(s.holds_bytes) }) + '\n');
+    for (const s of slots) process.stdout.write(JSON.stringify({ ...s, holds_bytes: s.holds_bytes === null ? null : Number(s.holds_bytes) }) + '\n');
     return;
   }
-  if (r.rows.length === 0) return void process.stdout.write('no replication slots\n');
-  const rows = r.rows.map((s) => [s.slot_name, s.active_pid ? `active (pid ${s.active_pid})` : 'inactive', s.database ?? '', s.plugin ?? '', s.temporary ? 'temporary' : '', s.wal_status ?? '', s.holds ?? '', s.confirmed_flush_lsn ?? '']);
+  if (slots.length === 0) return void process.stdout.write('no replication slots\n');
+  const rows = slots.map((s) => [s.slot_name, s.active_pid ? `active (pid ${s.active_pid})` : 'inactive', s.database ?? '', s.plugin ?? '', s.temporary ? 'temporary' : '', s.wal_status ?? '', s.holds ?? '', s.confirmed_flush_lsn ?? '']);
   const head = ['slot', 'state', 'database', 'plugin', '', 'wal_status', 'WAL held', 'confirmed'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i]!.length)));
   for (const line of [head, ...rows]) process.stdout.write(line.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
 }
 
-/** Drops a slot (the WAL it kept can then be recycled); an active slot is refused by the server. */
+/** Drops a slot (the WAL it kept can then be recycled); an active slot is refused. */
 async function drop(name: string, url: string | undefined): Promise<void> {
-  const client = await connect(url);
-  const found = await client.query('SELECT active_pid FROM pg_replication_slots WHERE slot_name = $1', [name]);
-  if (found.rows.length === 0) {
-    await client.end();
-    return fail(`no replication slot named ${name} (bridge slots lists them)`, EXIT.config);
-  }
-  const pid = (found.rows[0] as { active_pid: number | null }).active_pid;
-  if (pid) {
-    await client.end();
-    return fail(`replication slot ${name} is in use by server process ${pid}: stop the tail that streams from it first`, EXIT.config);
-  }
-  await client.query('SELECT pg_drop_replication_slot($1)', [name]);
-  await client.end();
+  const { dropSlot } = await replicationSlots();
+  await guarded(() => dropSlot(target(url), name));
   process.stderr.write(`bridge slots: dropped ${name}\n`);
 }
 

@@ -58,3 +58,6 @@ export async function splitSourceTable(ep: Endpoint, n: number, warn: (s: string
   if (ep.spec.name !== 'database') throw configError(`--parallel splits a database table; the ${ep.kind} source has none`);
   return (await import('./sql/table-split.js')).splitTable(ep, n, warn);
 }
+
+/** `bridge slots`: PostgreSQL's replication slots, listed and dropped by the kind that knows them. */
+export const replicationSlots = () => import('./postgres/slots.js');
