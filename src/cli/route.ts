@@ -2,7 +2,7 @@ import { resolveEndpoint, type Endpoint } from '../config/endpoint.js';
 import { redact } from '../config/redact.js';
 import { createSink, createSource, specForScheme } from '../connectors/registry.js';
 import { OutputClosedError } from '../connectors/ndjson/sink.js';
-import { BridgeError, configError, EXIT } from '../core/errors.js';
+import { BridgeError, configError, EXIT, isDuplicateKey } from '../core/errors.js';
 import type { DescribedTable, RunMode, Sink, Source } from '../core/route.js';
 import { runRoute } from '../pipeline/run.js';
 import { StatsHub } from '../stats/hub.js';
@@ -57,6 +57,19 @@ export function describeFailure(e: unknown): Summary['error'] & { exitCode: numb
 }
 
 /**
+ * A unique key refused a row of a run that continued from a stored position: most likely a row
+ * that a stopped run had committed past its last saved position, delivered again (at least once).
+ * Says so, and what makes re-delivery idempotent, unless key= is given (then another unique key
+ * of the target refused it, and the message alone is right).
+ */
+function resumeHint(e: unknown, source: Source | undefined, dst: Endpoint | undefined, table: DescribedTable | undefined): string | undefined {
+  const from = source?.resumedFrom?.();
+  if (!from || !isDuplicateKey(e) || !dst || dst.given.has('key')) return undefined;
+  const key = table?.primaryKey.length ? table.primaryKey.join(',') : '<its primary key>';
+  return `this run continued from ${from}; rows a stopped run had written after its last saved position are delivered again (at least once) and the target's key refuses them: give the sink key=${key} to write them over`;
+}
+
+/**
  * Runs one route from start to exit code: open both sides, move data until drained or stopped,
  * close, report. Never throws.
  */
@@ -72,8 +85,11 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
   let deadSink: Sink | undefined;
   let summary: Summary;
   let rows = 0;
+  let dstEp: Endpoint | undefined;
+  let sourceTable: DescribedTable | undefined;
   try {
     const { src, dst, reply, dead } = resolveRoute(a);
+    dstEp = dst;
     hub.source = src.display;
     hub.sink = dst.display;
     for (const w of [...src.warnings, ...dst.warnings]) hub.warn(w);
@@ -86,7 +102,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     await source.open({ mode: a.command, batchSize: a.batchSize, warn, info, exitWhenDrained: a.exitWhenDrained, dryRun: a.dryRun }).catch((e: unknown) => {
       throw e instanceof BridgeError ? e.on('source') : e;
     });
-    const sourceTable = await source.describeTable?.(a.dryRun);
+    sourceTable = await source.describeTable?.(a.dryRun);
     const sinkCtx = { mode: a.command, warn, durable: source.durablePosition, dryRun: a.dryRun, countDropped: (n: number) => (hub.dropped += n), countLossy: (n: number) => (hub.lossy += n), sourceTable };
     await sink.open(sinkCtx).catch((e: unknown) => {
       throw e instanceof BridgeError ? e.on('sink') : e;
@@ -144,7 +160,8 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     if (e instanceof OutputClosedError) summary = { ok: true, exitCode: 0, stopped: true };
     else {
       const f = describeFailure(e);
-      summary = { ok: false, exitCode: f.exitCode, stopped: stop.aborted, error: { code: f.code, message: f.message, hint: f.hint, messageId: f.messageId } };
+      const hint = f.hint ?? resumeHint(e, source, dstEp, sourceTable);
+      summary = { ok: false, exitCode: f.exitCode, stopped: stop.aborted, error: { code: f.code, message: f.message, hint: hint ? redact(hint) : undefined, messageId: f.messageId } };
     }
   }
   hub.checkpoint = source?.checkpoint?.();

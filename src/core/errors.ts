@@ -8,6 +8,8 @@ export class BridgeError extends Error {
   readonly hint: string | undefined;
   /** Id of the message that caused it (32 hex digits), when one did. */
   messageId: string | undefined;
+  /** A rejection because the row's unique key is already in the target (set by the kind's classifier). */
+  duplicateKey = false;
 
   constructor(kind: ErrorKind, message: string, opts: { cause?: unknown; hint?: string; messageId?: string } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -54,6 +56,12 @@ export const transientError = (message: string, cause?: unknown): BridgeError =>
 /** The sink refused a message for good (constraint, type): exit 4 unless a dead-letter sink takes it. */
 export const rejectedError = (message: string, cause?: unknown, messageId?: string): BridgeError =>
   new BridgeError('rejected', message, { cause, ...(messageId === undefined ? {} : { messageId }) });
+
+/** Whether the error, or one it was made from, is a unique key already in the target. */
+export function isDuplicateKey(e: unknown): boolean {
+  for (let c = e, depth = 0; c && depth < 8; c = (c as Error).cause, depth++) if (c instanceof BridgeError && c.duplicateKey) return true;
+  return false;
+}
 
 export const isBridgeError = (e: unknown): e is BridgeError => e instanceof BridgeError;
 

@@ -126,6 +126,8 @@ export interface Source {
   caughtUp?(): boolean;
   /** Where the persisted position stands ("to-lake in table bridge_cursors_events = 42"), if any. */
   checkpoint?(): string | undefined;
+  /** The stored position this run continued from (a cursor_id's), when it continued one. */
+  resumedFrom?(): string | undefined;
   /** Whether the source persists its position (cursor_id, deletes): sinks then sync each batch. */
   readonly durablePosition: boolean;
   /**

@@ -143,7 +143,7 @@ export function classifyMysql(e: unknown, connecting = false): BridgeError {
   if (CONNECT.has(code) || isTlsError(e)) kind = 'connect';
   else if (isNetworkError(e) || TRANSIENT.has(code) || state.startsWith('08')) kind = connecting ? 'connect' : 'transient';
   else if (state.startsWith('22') || state.startsWith('23') || VALUE_ERRORS.has(code)) kind = 'rejected';
-  return wrap(kind, e, connecting ? `cannot connect to ${code === 'ER_BAD_DB_ERROR' ? 'the database' : 'MySQL/MariaDB'}: ` : '');
+  return wrap(kind, e, connecting ? `cannot connect to ${code === 'ER_BAD_DB_ERROR' ? 'the database' : 'MySQL/MariaDB'}: ` : '', code === 'ER_DUP_ENTRY' || code === 'ER_DUP_ENTRY_WITH_KEY_NAME');
 }
 
 export function mysqlPoolFactory(ep: Endpoint, warn: (s: string) => void): PoolFactory<MysqlConnection> {

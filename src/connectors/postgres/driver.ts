@@ -119,7 +119,7 @@ export function classifyPg(e: unknown, connecting = false): BridgeError {
   else if (code === '40001' || code === '40P01' || code === '55P03') kind = 'transient';
   else if (code.startsWith('23') || code.startsWith('22')) kind = 'rejected';
   else if (/timeout expired|timed out/i.test((e as Error)?.message ?? '')) kind = connecting ? 'connect' : 'transient';
-  return wrap(kind, e, connecting || kind === 'connect' ? 'cannot connect to PostgreSQL: ' : '');
+  return wrap(kind, e, connecting || kind === 'connect' ? 'cannot connect to PostgreSQL: ' : '', code === '23505');
 }
 
 export function pgPoolFactory(ep: Endpoint, warn: (s: string) => void): PoolFactory<PgConnection> {

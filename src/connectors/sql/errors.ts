@@ -17,8 +17,10 @@ export function isTlsError(e: unknown): boolean {
 }
 
 /** Wraps a driver error keeping it as `cause` (every server field stays reachable). */
-export function wrap(kind: ErrorKind, e: unknown, prefix = ''): BridgeError {
+export function wrap(kind: ErrorKind, e: unknown, prefix = '', duplicateKey = false): BridgeError {
   if (e instanceof BridgeError) return e;
   const msg = (e as Error)?.message ?? String(e);
-  return new BridgeError(kind, prefix + msg, { cause: e });
+  const err = new BridgeError(kind, prefix + msg, { cause: e });
+  err.duplicateKey = duplicateKey;
+  return err;
 }

@@ -55,6 +55,7 @@ export class CursorReader implements Reader {
   /** How far the last acknowledged batch had read. */
   private ackedTo: Position | undefined;
   private saved: string | undefined;
+  private resumed: string | undefined;
   private lease: Lease | undefined;
   private stored: string | undefined;
   private readonly sourceName: string;
@@ -86,6 +87,7 @@ export class CursorReader implements Reader {
         const key = this.q.keyed && env.after?.length === this.q.key.length ? env.after : undefined;
         start = { value: envelopeValue(env), key };
         this.saved = this.q.describe(start);
+        this.resumed = this.saved;
       }
     }
     this.late = new LateRows({ db: this.o.db, q: this.q, table: this.o.table, select: this.o.select ?? '*', lagMs: this.o.lagMs, warn: this.o.warn, messages: (res) => this.messages(res) }, start);
@@ -94,6 +96,11 @@ export class CursorReader implements Reader {
 
   private get frontier(): Frontier {
     return this.late.frontier;
+  }
+
+  /** The stored position this run continued from, when there was one. */
+  resumedFrom(): string | undefined {
+    return this.resumed === undefined ? undefined : `cursor_id ${this.o.cursorId} at ${this.resumed}`;
   }
 
   checkpoint(): string | undefined {

@@ -11,6 +11,7 @@ export interface Reader {
   estimate?(): Promise<number | null>;
   /** Where the persisted position stands, if the reader persists one. */
   checkpoint?(): string | undefined;
+  resumedFrom?(): string | undefined;
   /** Releases what the reader holds (open transactions). */
   close?(): Promise<void>;
 }

@@ -190,6 +190,10 @@ export class SqlSource implements Source {
     return this.reader?.checkpoint?.();
   }
 
+  resumedFrom(): string | undefined {
+    return this.reader?.resumedFrom?.();
+  }
+
   poolStats(): PoolStats | undefined {
     return this.db?.stats();
   }

@@ -75,7 +75,7 @@ export function classifySqlite(e: unknown, connecting = false): BridgeError {
   // better-sqlite3 refuses a value it cannot bind (an integer beyond 64 bits): that value's message, not the run.
   else if (e instanceof RangeError && /too big|bound/i.test(e.message)) kind = 'rejected';
   else if (code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_NOTADB' || connecting) kind = 'connect';
-  return wrap(kind, e, connecting ? 'cannot open SQLite database: ' : '');
+  return wrap(kind, e, connecting ? 'cannot open SQLite database: ' : '', code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE');
 }
 
 const PRAGMA_VALUE = /^[A-Za-z0-9_.-]+$/;

@@ -71,7 +71,7 @@ export function classifyMssql(e: unknown, connecting = false): BridgeError {
   else if (code === 'ESOCKET' || code === 'ETIMEOUT' || code === 'ECLOSE' || code === 'ECONNCLOSED' || isNetworkError(e)) kind = connecting ? 'connect' : 'transient';
   else if (number === 1205 || number === 1222 || number === 40501 || number === 40613) kind = 'transient';
   else if ([2627, 2601, 515, 547, 8152, 2628, 245, 8114, 220, 8115, 241, 242, 517, 13609, 3621].includes(number)) kind = 'rejected';
-  return wrap(kind, e, connecting || kind === 'connect' ? 'cannot connect to SQL Server: ' : '');
+  return wrap(kind, e, connecting || kind === 'connect' ? 'cannot connect to SQL Server: ' : '', number === 2627 || number === 2601);
 }
 
 export function mssqlConfig(ep: Endpoint, warn: (s: string) => void): Record<string, unknown> {

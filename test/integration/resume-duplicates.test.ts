@@ -1,0 +1,62 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bridge, tempDir } from '../helpers/bridge.js';
+import { mysqlLike, postgres, sqlite, type TestDb } from '../helpers/databases.js';
+
+/**
+ * A copy killed between a commit of the sink and the save of its position leaves rows in the
+ * target past the saved position. Run again, it continues from the position and delivers those
+ * rows again (at least once); a primary key in the target refuses them. The run stops with exit 4,
+ * and the error must say why and what to give (key=), not only "duplicate key".
+ */
+const dir = tempDir();
+const N = 50;
+let src: TestDb;
+let sinks: TestDb[];
+
+beforeAll(async () => {
+  src = sqlite(path.join(dir, 'src.db'));
+  await src.exec('CREATE TABLE rd (id INTEGER PRIMARY KEY, v TEXT)');
+  await src.exec(`WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ${N}) INSERT INTO rd SELECT i, 'row ' || i FROM g`);
+  sinks = [await postgres(), await mysqlLike('mariadb'), sqlite(path.join(dir, 'dst.db'))];
+});
+afterAll(async () => {
+  for (const db of [src, ...sinks]) await db.close();
+});
+
+describe('a copy resumed after a kill that came between a commit and the position save', () => {
+  for (const kind of ['postgres', 'mariadb', 'sqlite'])
+    it(`into ${kind} with a primary key: exit 4 names the position it resumed from and key=; with key= it completes exactly`, async () => {
+      const db = sinks.find((s) => s.kind === kind)!;
+      const table = `rd_dst_${kind}`;
+      const cursor = `rd_${kind}`;
+      await db.exec(`DROP TABLE IF EXISTS ${table}`);
+      await db.exec(`CREATE TABLE ${table} (id ${kind === 'sqlite' ? 'INTEGER' : 'bigint'} PRIMARY KEY, v varchar(20))`);
+      // What the killed run had committed past its saved position.
+      await db.exec(`INSERT INTO ${table} VALUES ${Array.from({ length: 10 }, (_, i) => `(${31 + i}, 'row ${31 + i}')`).join(', ')}`);
+      const from = src.url('rd', `cursor_column=id&cursor_id=${cursor}`);
+      const first = await bridge(['copy', from, db.url(table, 'columns=auto'), '--limit', '30', '--progress', 'none']);
+      expect(first.exitCode).toBe(0);
+
+      const again = await bridge(['copy', from, db.url(table, 'columns=auto'), '--progress', 'none']);
+      expect(again.exitCode).toBe(4);
+      expect(again.stderr).toMatch(/was rejected: .*(duplicate|Duplicate|UNIQUE)/);
+      expect(again.stderr).toContain(`this run continued from cursor_id ${cursor} at id=30`);
+      expect(again.stderr).toContain('key=id');
+
+      const keyed = await bridge(['copy', from, db.url(table, 'columns=auto&key=id'), '--progress', 'none']);
+      expect(keyed.exitCode).toBe(0);
+      const rows = await db.rows(`SELECT id, v FROM ${table} ORDER BY id`);
+      expect(rows.map((r) => `${String(r.id)}:${String(r.v)}`)).toEqual(Array.from({ length: N }, (_, i) => `${i + 1}:row ${i + 1}`));
+    });
+
+  it('a duplicate key on a fresh run (no stored position) gets no resume hint', async () => {
+    const db = sinks.find((s) => s.kind === 'sqlite')!;
+    await db.exec('DROP TABLE IF EXISTS rd_fresh');
+    await db.exec("CREATE TABLE rd_fresh (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO rd_fresh VALUES (7, 'row 7')");
+    const r = await bridge(['copy', src.url('rd'), db.url('rd_fresh', 'columns=auto'), '--progress', 'none']);
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toMatch(/UNIQUE constraint failed/);
+    expect(r.stderr).not.toContain('continued from');
+  });
+});
