@@ -1,10 +1,25 @@
 import { existsSync, readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridge, spawnBridge, started, tempDir, waitFor } from '../helpers/bridge.js';
 import { allKinds, PG_URL, type TestDb } from '../helpers/databases.js';
 
 /** table=a,b / table=* / table=schema.* on a SQL source: one route per table, a line each, a total, the worst exit code. */
+/** Whether any table of a SQLite file another process is writing has a row yet. */
+function copiedAny(file: string): boolean {
+  if (!existsSync(file)) return false;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    return tables.some((t) => db.prepare(`SELECT 1 FROM "${t.name}" LIMIT 1`).get() !== undefined);
+  } catch {
+    return false; // being created, or locked for a moment
+  } finally {
+    db.close();
+  }
+}
+
 describe('many tables per run', () => {
   const dir = tempDir();
   let dbs: TestDb[];
@@ -101,11 +116,11 @@ describe('many tables per run', () => {
   });
 
   it('stopped before every table is copied: the total says so and the exit code is 130, not 0', async () => {
-    await db('postgres').exec('DROP TABLE IF EXISTS tl.big1, tl.big2; CREATE TABLE tl.big1 (id int PRIMARY KEY, v text); INSERT INTO tl.big1 SELECT g, repeat(\'x\', 50) FROM generate_series(1, 300000) g; CREATE TABLE tl.big2 (LIKE tl.big1 INCLUDING ALL)');
+    await db('postgres').exec('DROP TABLE IF EXISTS tl.big1, tl.big2; CREATE TABLE tl.big1 (id int PRIMARY KEY, v text); INSERT INTO tl.big1 SELECT g, repeat(\'x\', 50) FROM generate_series(1, 600000) g; CREATE TABLE tl.big2 (LIKE tl.big1 INCLUDING ALL)');
     const p = spawnBridge(['copy', `${PG_URL}?table=tl.big1,tl.big2`, `${lite('stop.db')}?columns=auto&auto_create_table=true`, '--batch-size', '100', '--progress', 'none']);
     await started(p);
-    await waitFor(async () => existsSync(path.join(dir, 'stop.db')));
-    await new Promise((res) => setTimeout(res, 500));
+    // Signalled once the first rows of tl.big1 are in: part-way, however fast this machine copies (all of it takes under a second).
+    await waitFor(async () => copiedAny(path.join(dir, 'stop.db')), 20_000, 5);
     p.kill('SIGTERM');
     const r = await p;
     await db('postgres').exec('DROP TABLE tl.big1, tl.big2');
