@@ -66,7 +66,9 @@ function resumeHint(e: unknown, source: Source | undefined, dst: Endpoint | unde
   const from = source?.resumedFrom?.();
   if (!from || !isDuplicateKey(e) || !dst || dst.given.has('key')) return undefined;
   const key = table?.primaryKey.length ? table.primaryKey.join(',') : '<its primary key>';
-  return `this run continued from ${from}; rows a stopped run had written after its last saved position are delivered again (at least once) and the target's key refuses them: give the sink key=${key} to write them over`;
+  // key= is an upsert of columns=auto; a sink's own insert_query or bulk_copy must say it itself.
+  const fix = dst.given.has('columns') ? `give the sink key=${key} to write them over` : 'make the sink skip or update rows already there (ON CONFLICT … DO UPDATE / ON DUPLICATE KEY UPDATE)';
+  return `this run continued from ${from}; rows a stopped run had written after its last saved position are delivered again (at least once) and the target's key refuses them: ${fix}`;
 }
 
 /**

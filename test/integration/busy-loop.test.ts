@@ -25,7 +25,7 @@ describe('a copy between two SQLite files gives the event loop its turns', () =>
 
     const p = spawnBridge(['copy', `sqlite://${src}?table=ev`, `sqlite://${dir}/b.db?table=ev&columns=auto&auto_create_table=true`, '--batch-size', '5', '--progress', 'plain', '--progress-interval', '100']);
     // Signalled once it shows progress: part-way, however fast this machine copies.
-    await new Promise<void>((res) => p.stderr!.on('data', (d: Buffer) => / rows\/s \(avg /.test(String(d)) && res()));
+    await new Promise<void>((res) => p.stderr!.on('data', (d: Buffer) => /copy: [1-9][\d,]* rows, .* rows\/s \(avg /.test(String(d)) && res()));
     p.kill('SIGTERM');
     const stopped = await p;
     expect(stopped.exitCode).toBe(0);

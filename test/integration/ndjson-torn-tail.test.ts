@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bridge, tempDir } from '../helpers/bridge.js';
+import { execa } from 'execa';
+import { BIN, bridge, tempDir } from '../helpers/bridge.js';
 import { sqlite } from '../helpers/databases.js';
 
 /**
@@ -35,7 +36,10 @@ describe('an NDJSON file a killed run left mid-line', () => {
     killedMidLine(file, torn);
     const r = await bridge(['tail', `${src}&cursor_id=torn`, `file://${file}`, '--exit-when-drained', '--progress', 'none']);
     expect(r.exitCode).toBe(0);
-    expect(r.stderr).toContain(`cut ${Buffer.byteLength(torn)} bytes of an unfinished last line`);
+    expect(r.stderr).toContain(`moved an unfinished last line (${Buffer.byteLength(torn)} bytes`);
+    // Moved aside, not deleted: the last line might have been someone else's.
+    const aside = readdirSync(dir).filter((f) => f.startsWith('torn.ndjson.unfinished-'));
+    expect(aside.map((f) => readFileSync(path.join(dir, f), 'utf8'))).toEqual([torn]);
     const text = readFileSync(file, 'utf8');
     expect(text.endsWith('\n')).toBe(true);
     const got = text.split('\n').slice(0, -1).map((l) => JSON.parse(l) as { id: number });
@@ -73,4 +77,14 @@ describe('an NDJSON file a killed run left mid-line', () => {
     expect(r.stderr).not.toContain('unfinished');
     expect(readFileSync(file, 'utf8')).toBe([1, 2, 3, ...Array.from({ length: N }, (_, i) => i + 1)].map(row).join('\n') + '\n');
   });
+
+  it('a FIFO whose reader goes away (| head) ends the run: the sink does not hold the pipe open for reading itself', async () => {
+    const big = sqlite(path.join(dir, 'big.db'));
+    await big.exec("CREATE TABLE ev (id INTEGER PRIMARY KEY, v TEXT); WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 20000) INSERT INTO ev SELECT i, printf('%.100c', 'x') FROM g");
+    await big.close();
+    const cmd = `node ${BIN} tail 'sqlite://${dir}/big.db?table=ev&cursor_column=id' file:///dev/stdout --exit-when-drained --progress none | head -c 100 > /dev/null; echo "\${PIPESTATUS[0]}"`;
+    const r = await execa('bash', ['-c', cmd], { timeout: 30_000, reject: false });
+    expect(r.timedOut).toBe(false);
+    expect(r.stdout.trim()).toMatch(/^\d+$/);
+  }, 40_000);
 });

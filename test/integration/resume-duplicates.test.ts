@@ -10,7 +10,9 @@ import { mysqlLike, postgres, sqlite, type TestDb } from '../helpers/databases.j
  * and the error must say why and what to give (key=), not only "duplicate key".
  */
 const dir = tempDir();
-const N = 50;
+const N = 2000;
+// Rows 1001..1500 committed past the saved position (1000): more than the COPY and LOAD DATA thresholds.
+const PAST = Array.from({ length: 500 }, (_, i) => 1001 + i);
 let src: TestDb;
 let sinks: TestDb[];
 
@@ -33,16 +35,16 @@ describe('a copy resumed after a kill that came between a commit and the positio
       await db.exec(`DROP TABLE IF EXISTS ${table}`);
       await db.exec(`CREATE TABLE ${table} (id ${kind === 'sqlite' ? 'INTEGER' : 'bigint'} PRIMARY KEY, v varchar(20))`);
       // What the killed run had committed past its saved position.
-      await db.exec(`INSERT INTO ${table} VALUES ${Array.from({ length: 10 }, (_, i) => `(${31 + i}, 'row ${31 + i}')`).join(', ')}`);
+      await db.exec(`INSERT INTO ${table} VALUES ${PAST.map((i) => `(${i}, 'row ${i}')`).join(', ')}`);
       const from = src.url('rd', `cursor_column=id&cursor_id=${cursor}`);
-      const first = await bridge(['copy', from, db.url(table, 'columns=auto'), '--limit', '30', '--progress', 'none']);
+      const first = await bridge(['copy', from, db.url(table, 'columns=auto'), '--limit', '1000', '--progress', 'none']);
       expect(first.exitCode).toBe(0);
 
       const again = await bridge(['copy', from, db.url(table, 'columns=auto'), '--progress', 'none']);
       expect(again.exitCode).toBe(4);
       expect(again.stderr).toMatch(/was rejected: .*(duplicate|Duplicate|UNIQUE)/);
-      expect(again.stderr).toContain(`this run continued from cursor_id ${cursor} at id=30`);
-      expect(again.stderr).toContain('key=id');
+      expect(again.stderr).toContain(`this run continued from cursor_id ${cursor} at id=1000`);
+      expect(again.stderr).toContain('give the sink key=id');
 
       const keyed = await bridge(['copy', from, db.url(table, 'columns=auto&key=id'), '--progress', 'none']);
       expect(keyed.exitCode).toBe(0);
@@ -58,5 +60,18 @@ describe('a copy resumed after a kill that came between a commit and the positio
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toMatch(/UNIQUE constraint failed/);
     expect(r.stderr).not.toContain('continued from');
+  });
+
+  it('into an insert_query sink the hint says to make the insert skip or update, since key= is for columns=auto', async () => {
+    const db = sinks.find((s) => s.kind === 'postgres')!;
+    await db.exec('DROP TABLE IF EXISTS rd_q; CREATE TABLE rd_q (id bigint PRIMARY KEY, v text); INSERT INTO rd_q VALUES (1001, \'row 1001\')');
+    const from = src.url('rd', 'cursor_column=id&cursor_id=rd_q');
+    const to = db.url('rd_q', `insert_query=${encodeURIComponent('INSERT INTO rd_q (id, v) VALUES (${payload:id}, ${payload:v})')}`);
+    expect((await bridge(['copy', from, to, '--limit', '1000', '--progress', 'none'])).exitCode).toBe(0);
+    const again = await bridge(['copy', from, to, '--progress', 'none']);
+    expect(again.exitCode).toBe(4);
+    expect(again.stderr).toContain('this run continued from cursor_id rd_q at id=1000');
+    expect(again.stderr).toContain('make the sink skip or update rows already there');
+    expect(again.stderr).not.toContain('key=');
   });
 });

@@ -4,7 +4,7 @@ import { BridgeError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { PlanItem, Sink, SinkContext } from '../../core/route.js';
 import { toEnvelopeLine } from './envelope.js';
-import { endAtLine } from './torn-tail.js';
+import { endAtLine, type LastLine } from './torn-tail.js';
 
 /** Thrown when stdout's reader went away (`| head`): the route stops quietly. */
 export class OutputClosedError extends BridgeError {
@@ -46,20 +46,19 @@ export class NdjsonSink implements Sink {
       // A fresh copy rewrites the file; a run that resumes from a kept position (cursor_id, a queue,
       // change capture) or follows must append, or a restart would wipe what earlier runs delivered.
       const append = !(ctx.mode === 'copy' && !ctx.durable);
-      this.fh = await open(this.ep.file!, append ? 'a+' : 'w').catch((e: NodeJS.ErrnoException) => {
-        // A file we may append to but not read: its last line cannot be checked (see endAtLine).
-        if (append && e.code === 'EACCES') return open(this.ep.file!, 'a');
-        throw e;
-      });
+      this.fh = await open(this.ep.file!, append ? 'a' : 'w');
       // Pipes and devices (/dev/null, FIFOs) cannot be synced; only regular files are.
       if (!(await this.fh.stat()).isFile()) this.durable = false;
-      else if (append && (await canRead(this.fh))) {
-        const cut = await endAtLine(this.fh);
-        if (cut) this.warn(`cut ${cut} bytes of an unfinished last line off ${this.ep.file} (a write an earlier run was stopped in; its rows are delivered again)`);
-      }
+      else if (append) this.noteLastLine(await endAtLine(this.ep.file!));
     } catch (e) {
       throw new BridgeError('config', `cannot write ${this.ep.file}: ${(e as Error).message}`, { cause: e });
     }
+  }
+
+  private noteLastLine(r: LastLine): void {
+    const why = 'part of a batch a stopped run was writing; that batch is delivered again';
+    if (r.done === 'moved') this.warn(`moved an unfinished last line (${r.bytes} bytes, ${why}) from ${this.ep.file} to ${r.to}`);
+    if (r.done === 'separated') this.warn(`${this.ep.file} cannot be cut (append-only): its unfinished last line (${r.bytes} bytes, ${why}) stays, on a line of its own`);
   }
 
   write(messages: Message[]): Promise<void> {
@@ -93,15 +92,6 @@ export class NdjsonSink implements Sink {
 
   async plan(): Promise<PlanItem[]> {
     return [{ label: 'sink', value: this.ep.stdio ? 'NDJSON lines to stdout' : `NDJSON lines to ${this.ep.file}` }];
-  }
-}
-
-async function canRead(fh: FileHandle): Promise<boolean> {
-  try {
-    await fh.read(Buffer.alloc(1), 0, 1, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -4,7 +4,7 @@ import type { ConnectorSpec } from '../../config/fields.js';
 export const NDJSON_SPEC: ConnectorSpec = {
   name: 'ndjson',
   description:
-    'Consumer: reads one message per line of a file or of stdin (`-`). Publisher: writes one payload per line to a file or to stdout (`-`). A fresh `copy` rewrites a file sink; `tail` and a resuming `copy` (cursor_id, queue) append. Before appending, a run cuts off an unfinished last line, the part of a batch an earlier run was killed while writing (that batch was never confirmed, so it is delivered again), and warns with the number of bytes cut; a last line that parses as JSON on its own is kept and given its newline.',
+    'Consumer: reads one message per line of a file or of stdin (`-`). Publisher: writes one payload per line to a file or to stdout (`-`). A fresh `copy` rewrites a file sink; `tail` and a resuming `copy` (cursor_id, queue) append. Before appending to a regular file, a run moves an unfinished last line (the part of a batch an earlier run was killed while writing; that batch was never confirmed, so it is delivered again) to `<file>.unfinished-<ms>` and warns; a last line that is a whole JSON object or array is kept and given its newline.',
   schemes: { file: 'ndjson', '-': 'ndjson' },
   pathSchemes: ['file'],
   fields: [
