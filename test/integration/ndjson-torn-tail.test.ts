@@ -29,53 +29,48 @@ function killedMidLine(file: string, tail: string): void {
   writeFileSync(file, [row(1), row(2), row(3)].join('\n') + '\n' + tail);
 }
 
+const ALL = Array.from({ length: N }, (_, i) => i + 1);
+const ids = (lines: string[]): number[] => lines.map((l) => (JSON.parse(l) as { id: number }).id);
+
+/** Leaves `tail` after 3 whole lines, as a killed run would, appends with a fresh cursor_id, and returns the file's lines (the last one ended). */
+async function appendAfter(name: string, tail: string, command: 'tail' | 'copy' = 'tail'): Promise<{ stderr: string; lines: string[] }> {
+  const file = path.join(dir, `${name}.ndjson`);
+  killedMidLine(file, tail);
+  const r = await bridge([command, `${src}&cursor_id=${name}`, `file://${file}`, ...(command === 'tail' ? ['--exit-when-drained'] : []), '--progress', 'none']);
+  expect(r.exitCode).toBe(0);
+  const lines = readFileSync(file, 'utf8').split('\n');
+  expect(lines.pop()).toBe('');
+  return { stderr: r.stderr, lines };
+}
+
 describe('an NDJSON file a killed run left mid-line', () => {
-  it('a tail killed in the middle of writing a line: the next run cuts the torn line off before appending, so every line parses and none is lost', async () => {
-    const file = path.join(dir, 'torn.ndjson');
+  it('a tail killed in the middle of writing a line: the next run moves the torn line aside before appending, so every line parses and none is lost', async () => {
     const torn = row(4).slice(0, 9);
-    killedMidLine(file, torn);
-    const r = await bridge(['tail', `${src}&cursor_id=torn`, `file://${file}`, '--exit-when-drained', '--progress', 'none']);
-    expect(r.exitCode).toBe(0);
-    expect(r.stderr).toContain(`moved an unfinished last line (${Buffer.byteLength(torn)} bytes`);
+    const { stderr, lines } = await appendAfter('torn', torn);
+    expect(stderr).toContain(`moved an unfinished last line (${Buffer.byteLength(torn)} bytes`);
     // Moved aside, not deleted: the last line might have been someone else's.
     const aside = readdirSync(dir).filter((f) => f.startsWith('torn.ndjson.unfinished-'));
     expect(aside.map((f) => readFileSync(path.join(dir, f), 'utf8'))).toEqual([torn]);
-    const text = readFileSync(file, 'utf8');
-    expect(text.endsWith('\n')).toBe(true);
-    const got = text.split('\n').slice(0, -1).map((l) => JSON.parse(l) as { id: number });
     // The 3 lines already there, then every row from the start (this cursor_id had no position yet).
-    expect(got.map((g) => g.id)).toEqual([1, 2, 3, ...Array.from({ length: N }, (_, i) => i + 1)]);
+    expect(ids(lines)).toEqual([1, 2, 3, ...ALL]);
   });
 
-  it('a torn line longer than one read (a 200 KB value) is cut whole', async () => {
-    const file = path.join(dir, 'torn-long.ndjson');
-    killedMidLine(file, `{"id":4,"v":"${'x'.repeat(200_000)}`);
-    const r = await bridge(['copy', `${src}&cursor_id=torn_long`, `file://${file}`, '--progress', 'none']);
-    expect(r.exitCode).toBe(0);
-    const lines = readFileSync(file, 'utf8').split('\n');
-    expect(lines.pop()).toBe('');
-    expect(lines.map((l) => (JSON.parse(l) as { id: number }).id)).toEqual([1, 2, 3, ...Array.from({ length: N }, (_, i) => i + 1)]);
+  it('a torn line longer than one read (a 200 KB value) is moved whole', async () => {
+    const { lines } = await appendAfter('torn_long', `{"id":4,"v":"${'x'.repeat(200_000)}`, 'copy');
+    expect(ids(lines)).toEqual([1, 2, 3, ...ALL]);
   });
 
   it('a last line that is whole JSON but lacks its newline (written by hand) is kept and ended, not cut', async () => {
-    const file = path.join(dir, 'by-hand.ndjson');
-    killedMidLine(file, '{"note":"added by hand"}');
-    const r = await bridge(['tail', `${src}&cursor_id=by_hand`, `file://${file}`, '--exit-when-drained', '--progress', 'none']);
-    expect(r.exitCode).toBe(0);
-    expect(r.stderr).not.toContain('unfinished');
-    const lines = readFileSync(file, 'utf8').split('\n');
-    expect(lines.pop()).toBe('');
+    const { stderr, lines } = await appendAfter('by_hand', '{"note":"added by hand"}');
+    expect(stderr).not.toContain('unfinished');
     expect(lines[3]).toBe('{"note":"added by hand"}');
-    expect(lines.slice(4).map((l) => (JSON.parse(l) as { id: number }).id)).toEqual(Array.from({ length: N }, (_, i) => i + 1));
+    expect(ids(lines.slice(4))).toEqual(ALL);
   });
 
   it('a file that ends in a newline is appended to as it is', async () => {
-    const file = path.join(dir, 'whole.ndjson');
-    killedMidLine(file, '');
-    const r = await bridge(['tail', `${src}&cursor_id=whole`, `file://${file}`, '--exit-when-drained', '--progress', 'none']);
-    expect(r.exitCode).toBe(0);
-    expect(r.stderr).not.toContain('unfinished');
-    expect(readFileSync(file, 'utf8')).toBe([1, 2, 3, ...Array.from({ length: N }, (_, i) => i + 1)].map(row).join('\n') + '\n');
+    const { stderr, lines } = await appendAfter('whole', '');
+    expect(stderr).not.toContain('unfinished');
+    expect(lines).toEqual([1, 2, 3, ...ALL].map(row));
   });
 
   it('a FIFO whose reader goes away (| head) ends the run: the sink does not hold the pipe open for reading itself', async () => {

@@ -39,8 +39,8 @@ async function check(file: string): Promise<LastLine> {
   }
   try {
     const size = (await fh.stat()).size;
-    if (size === 0 || (await byteAt(fh, size - 1)) === NL) return { done: 'none' };
     const start = await lineStart(fh, size);
+    if (start === size) return { done: 'none' }; // empty, or ends with a newline
     if (size - start <= KEEP_AT_MOST && isWholeDocument(await slice(fh, start, size))) {
       await fh.write('\n', size);
       return { done: 'ended' };
@@ -59,12 +59,6 @@ async function check(file: string): Promise<LastLine> {
   } finally {
     await fh.close();
   }
-}
-
-async function byteAt(fh: FileHandle, pos: number): Promise<number> {
-  const b = Buffer.alloc(1);
-  await fh.read(b, 0, 1, pos);
-  return b[0]!;
 }
 
 /** Where the last line starts: after the last newline, or 0. Reads back in steps, holding one step. */
