@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { BridgeError, configError } from '../core/errors.js';
@@ -13,13 +14,28 @@ interface LeaseRecord {
 
 const TTL_MS = 30_000;
 
-/** Whether a process of this host still runs (EPERM: it does, under another user). */
+/**
+ * Whether a process of this host still runs (EPERM: it does, under another user). A process
+ * killed but not yet reaped by its parent still answers signal 0; on Linux its state says it is
+ * a zombie. Under a container init that does not reap, it would otherwise hold a lease until the
+ * lease expires, and `kill -9` then a restart would be refused for 30 s.
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    // "pid (comm) S …": the state follows the last ')' (comm may itself contain one).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return /^\s*[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 1));
+  } catch {
+    return false; // no /proc (macOS): signal 0 is all there is
   }
 }
 

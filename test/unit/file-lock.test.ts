@@ -1,8 +1,10 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileCheckpointStore } from '../../src/checkpoint/file-store.js';
+import { alive } from '../../src/checkpoint/lease.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'bridge-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,5 +34,27 @@ describe('the checkpoint file lock after a kill', () => {
     rmSync(`${file}.lock`);
     await p;
     expect(await store.load('job')).toBe('{"value":"int:3"}');
+  });
+});
+
+describe('a holder killed with kill -9 but not yet reaped', () => {
+  it('a zombie (a killed process its parent has not reaped, as under a container init that does not reap) holds no lock and no lease', async () => {
+    // bash starts a sleep in the background, then becomes a sleep that never reaps it: killed, it stays a zombie.
+    const parent = spawn('bash', ['-c', 'sleep 60 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const pid = Number(await new Promise<string>((r) => parent.stdout.once('data', (d: Buffer) => r(String(d).trim()))));
+    process.kill(pid, 'SIGKILL');
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      expect(readFileSync(`/proc/${pid}/stat`, 'utf8')).toMatch(/^\d+ \([^)]*\) Z /);
+      expect(alive(pid)).toBe(false);
+      const file = path.join(dir, 'zombie.json');
+      writeFileSync(`${file}.lock`, String(pid));
+      const store = new FileCheckpointStore(file);
+      await store.put('job', '{"value":"int:4"}');
+      expect(await store.load('job')).toBe('{"value":"int:4"}');
+      expect(alive(process.pid)).toBe(true);
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 });
