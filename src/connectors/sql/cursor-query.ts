@@ -69,10 +69,14 @@ export class CursorQuery {
     return rows.map((r) => rawText(r[ci]));
   }
 
-  /** What tells rows apart: the key, or a hash of every value for tables without one. */
+  /**
+   * What tells row versions apart: the cursor value with the key, or a hash of every value for
+   * tables without one. The cursor value belongs in it: a row updated after its older version was
+   * delivered has the same key but is a version not delivered yet, and must not count as one.
+   */
   identityOf(res: SqlResult): (row: unknown[]) => string {
     if (this.keyed) {
-      const idx = this.key.map((k) => this.index(res, k.name));
+      const idx = this.order.map((k) => this.index(res, k.name));
       return (row) => idx.map((i) => rawText(row[i])).join('\u0001');
     }
     return (row) =>
