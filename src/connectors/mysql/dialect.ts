@@ -132,6 +132,7 @@ export class MysqlDialect extends Dialect {
       if (typeof trx === 'string') return { open: new Set(), hidden: `it cannot read information_schema.INNODB_TRX (${trx}): GRANT PROCESS ON *.* TO <user>` };
       const open = new Set<string>();
       const sessions = new Map<string, { name: string; startedMs: number }[]>();
+      const about = new Map<string, { session: string; startedMs: number }>();
       let fresh = false;
       for (const [id, thread, started, query, mine, epoch] of trx.rows) {
         if (Number(mine) === 1) {
@@ -140,19 +141,25 @@ export class MysqlDialect extends Dialect {
         }
         if (own.includes(String(thread))) continue;
         const session = `s:${String(thread)}:${String(started)}`;
-        // Ids of transactions that have not written are address-based, at or above 2^48.
-        const name = BigInt(String(id)) < 2n ** 48n ? `id:${String(id)}` : session;
+        // Transactions that have not written show id 0 (MariaDB) or an address-based id at or above 2^48 (MySQL).
+        const wrote = BigInt(String(id)) > 0n && BigInt(String(id)) < 2n ** 48n;
+        // Written nothing and running no statement: it holds no row and no NOW() taken for one (a row
+        // it writes later takes its AUTO_INCREMENT value and NOW() then, above the read). An idle
+        // read-only session left open by another client held the saved position back for good.
+        if (!wrote && query === null) continue;
+        const name = wrote ? `id:${String(id)}` : session;
         open.add(name);
+        about.set(name, { session: `connection ${String(thread)}`, startedMs: Number(epoch) * 1000 });
         if (name !== session) open.add(`~${session}`);
         const list = sessions.get(String(thread)) ?? [];
         list.push({ name, startedMs: Number(epoch) * 1000 });
         sessions.set(String(thread), list);
       }
       if (!fresh) return undefined;
-      if (!clock) return { open, sessions };
+      if (!clock) return { open, sessions, about };
       const running = await conn.query(`SELECT ID, ${this.queryIdColumn} FROM information_schema.PROCESSLIST WHERE COMMAND IN ('Query', 'Execute') AND ID <> CONNECTION_ID()`);
       for (const [thread, query] of running.rows) if (!own.includes(String(thread))) open.add(`q:${String(thread)}:${String(query)}`);
-      return { open, sessions };
+      return { open, sessions, about };
     } finally {
       await conn.query('COMMIT');
     }

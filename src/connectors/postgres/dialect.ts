@@ -150,16 +150,45 @@ export class PostgresDialect extends Dialect {
 
   override readonly tracksTransactions = true;
 
-  /** Transactions of this database's sessions (and prepared ones), as `pid:xact_start`: a pid alone is reused. */
-  override async openTransactions(conn: SqlConnection, _clock = false, own: string[] = []): Promise<TransactionListing> {
+  /**
+   * Transactions of this database's sessions (and prepared ones) that can still commit a row below
+   * a read, as `pid:xact_start` (a pid alone is reused). One that has no transaction id has written
+   * nothing: idle, it holds no row at all (a row it writes later takes its sequence value then, above
+   * the read), so it is left out — an idle read-only session left open by some other client held the
+   * saved position back for good. Running a statement, it may be inside an INSERT that has taken its
+   * value and not yet written: noted as `a:pid:xact_start|query_start`, and resolved (see stillOpen)
+   * once a later listing shows that statement over without an id. For time cursors every transaction
+   * counts: PostgreSQL's now() is the transaction's start, so a later write can land below the read.
+   */
+  override async openTransactions(conn: SqlConnection, clock = false, own: string[] = []): Promise<TransactionListing> {
     const r = await conn.query(
-      `SELECT pid::text || ':' || xact_start::text FROM pg_stat_activity
+      `SELECT pid::text, xact_start::text, backend_xid IS NOT NULL, state, query_start::text, extract(epoch from xact_start) * 1000 FROM pg_stat_activity
         WHERE datname = current_database() AND xact_start IS NOT NULL AND pid <> pg_backend_pid() AND pid::text <> ALL($1::text[])
           AND backend_type NOT IN ('autovacuum worker', 'autovacuum launcher', 'walsender')
-       UNION ALL SELECT 'prepared:' || gid FROM pg_prepared_xacts WHERE database = current_database()`,
+       UNION ALL SELECT 'prepared:' || gid, NULL, true, NULL, NULL, extract(epoch from prepared) * 1000 FROM pg_prepared_xacts WHERE database = current_database()`,
       [own],
     );
-    return { open: new Set(r.rows.map((x) => String(x[0]))) };
+    const open = new Set<string>();
+    const about = new Map<string, { session: string; startedMs: number }>();
+    for (const [pid, start, wrote, state, queryStart, startedMs] of r.rows) {
+      const session = String(pid).startsWith('prepared:') ? String(pid) : `pid ${String(pid)}`;
+      const base = start === null ? String(pid) : `${String(pid)}:${String(start)}`;
+      const written = wrote === true || wrote === 't' || clock;
+      if (!written && String(state).startsWith('idle')) continue;
+      const name = written ? base : `a:${base}|${String(queryStart)}`;
+      open.add(name);
+      about.set(name, { session, startedMs: Number(startedMs) });
+      if (!written) about.set(base, { session, startedMs: Number(startedMs) });
+    }
+    return { open, about };
+  }
+
+  /** A running statement without a transaction id is waited for until it ends, or under the transaction's name once it has written. */
+  override stillOpen(member: string, now: TransactionListing, notedAt: number): string | undefined {
+    if (!member.startsWith('a:')) return super.stillOpen(member, now, notedAt);
+    if (now.open.has(member)) return member;
+    const base = member.slice(2, member.lastIndexOf('|'));
+    return now.open.has(base) ? base : undefined;
   }
 
   /** Without superuser or pg_read_all_stats, pg_stat_activity hides other users' transactions. */

@@ -10,6 +10,8 @@ export interface TransactionListing {
   sessions?: Map<string, { name: string; startedMs: number }[]>;
   /** Set when this login cannot see other sessions' transactions: why, and the grant that fixes it. */
   hidden?: string;
+  /** Per name, the session that holds it and when it started (ms), to say what holds a position back. */
+  about?: Map<string, { session: string; startedMs: number }>;
 }
 
 /**

@@ -35,6 +35,8 @@ export class LateRows {
   /** Taken right after this reader's last read: a listing started later can close its windows. */
   private readMark: number | undefined;
   private blockedSince = 0;
+  /** Who holds each transaction name listed, and since when (see holders). */
+  private about = new Map<string, { session: string; startedMs: number }>();
 
   constructor(
     private readonly o: LateRowsOptions,
@@ -99,6 +101,11 @@ export class LateRows {
     const watch = this.o.db.transactions;
     const clock = ['timestamp', 'timestamptz', 'date', 'time'].includes(this.o.q.column.type);
     const open = await watch.since(this.readMark ?? watch.mark(), clock);
+    if (open?.about) {
+      // Names of ended transactions are dropped now and then; the blockers' stay while they are listed.
+      if (this.about.size > 10_000) this.about = new Map();
+      for (const [name, a] of open.about) this.about.set(name, a);
+    }
     if (open?.hidden === undefined) return open;
     this.blind(open.hidden);
     return this.tracking ? NONE : undefined;
@@ -139,6 +146,17 @@ export class LateRows {
     return late;
   }
 
+  /** What the oldest open window waits for, for people: `pid 4242 (open for 35 s)`, a few of them. */
+  holders(now: number): string {
+    const names = this.frontier.blockers();
+    const shown = names.slice(0, 3).map((n) => {
+      const a = this.about.get(n) ?? this.about.get(n.slice(2, n.lastIndexOf('|')));
+      return a ? `${a.session} (open for ${Math.max(0, Math.round((now - a.startedMs) / 1000))} s)` : n;
+    });
+    if (names.length > 3) shown.push(`${names.length - 3} more`);
+    return shown.length ? shown.join(', ') : 'transactions not listed yet';
+  }
+
   private warnIfBlocked(now: number): void {
     if (this.frontier.pending === 0) return;
     if (this.blockedSince === 0) this.blockedSince = now;
@@ -149,7 +167,7 @@ export class LateRows {
       const why =
         stale > 30_000
           ? `a fresh list of open transactions for ${Math.round(stale / 1000)} s: the server refreshes it only when nobody read it for a moment, and another client reads it constantly (on MySQL/MariaDB, information_schema.INNODB_TRX more often than every 100 ms)`
-          : `transactions that were open when it read past ${f ? this.o.q.describe(f) : 'the start'} (${this.frontier.blockers().slice(0, 3).join(', ')})`;
+          : `transactions that were open when it read past ${f ? this.o.q.describe(f) : 'the start'} (${this.holders(now)})`;
       this.o.warn(`cursor paging on ${this.o.table} has waited a minute for ${why}; ${this.frontier.above} rows are delivered above the saved position and would come again after a restart`);
     }
   }

@@ -105,7 +105,7 @@ export class CursorReader implements Reader {
 
   checkpoint(): string | undefined {
     if (!this.o.store || !this.o.cursorId) return undefined;
-    return `${this.o.cursorId} in ${this.o.store.description} at ${this.saved === undefined ? '(start)' : this.saved}`;
+    return `${this.o.cursorId} in ${this.o.store.description} ${this.saved === undefined ? 'not saved yet (the next run reads from the start)' : `at ${this.saved}`}`;
   }
 
   /**
@@ -123,12 +123,23 @@ export class CursorReader implements Reader {
           if (!this.givenBack) await this.save(this.frontier.frontier);
           else if (acked) await this.save(this.frontier.isClosed(acked) ? acked : this.frontier.frontier);
         }
+        if (this.frontier.pending && this.frontier.high) this.heldBack();
       }
     } catch {
       // The stored position stays where the last acknowledgement put it: rows above it come again.
     } finally {
       await this.lease?.release();
     }
+  }
+
+  /** Stopped with windows open: says which transactions keep the saved position below what was delivered. */
+  private heldBack(): void {
+    const f = this.frontier.frontier;
+    this.o.warn(
+      `cursor_id ${this.o.cursorId}: position not saved past ${f ? this.q.describe(f) : 'the start'} (read up to ${this.q.describe(this.frontier.high!)}): ` +
+        `transactions open when it read could still commit rows below that, held by ${this.late.holders(Date.now())}; ` +
+        `the next run reads again from ${f ? this.q.describe(f) : 'the start'} and delivers those rows again (at least once)`,
+    );
   }
 
   async poll(max: number): Promise<SourceBatch | null> {

@@ -1,0 +1,89 @@
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bridge, tempDir } from '../helpers/bridge.js';
+import { MYSQL_URL, PG_URL, mysqlLike, postgres, type TestDb } from '../helpers/databases.js';
+
+/**
+ * Issue 26: a nightly `copy` with cursor_id beside a transaction some other client left open.
+ * A transaction that has written nothing cannot hide a row from the read, so it must not hold the
+ * saved position back (it did: the copy saved "(start)" and every later run delivered the table
+ * again, or was refused for duplicate keys). One that has written can: then the run says what holds
+ * the position (with the session and its age) and the summary names only the position it saved.
+ */
+const dir = tempDir();
+let dbs: Record<string, TestDb>;
+beforeAll(async () => {
+  dbs = { postgres: await postgres(), mariadb: await mysqlLike('mariadb') };
+});
+afterAll(async () => {
+  for (const d of Object.values(dbs)) await d.close();
+});
+
+interface Other {
+  run(sql: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+async function otherSession(kind: string): Promise<Other> {
+  if (kind === 'postgres') {
+    const c = new pg.Client({ connectionString: PG_URL });
+    await c.connect();
+    return { run: (s) => c.query(s), close: () => c.end() };
+  }
+  const c = await mysql.createConnection({ uri: MYSQL_URL });
+  return { run: (s) => c.query(s), close: () => c.end() };
+}
+
+const SERIAL: Record<string, string> = { postgres: 'id serial PRIMARY KEY', mariadb: 'id int AUTO_INCREMENT PRIMARY KEY' };
+const count = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+
+for (const kind of ['postgres', 'mariadb'] as const)
+  describe(`${kind}: copy with cursor_id beside another client's open transaction`, () => {
+    async function table(t: string): Promise<void> {
+      const db = dbs[kind]!;
+      await db.exec(`DROP TABLE IF EXISTS ${t}`);
+      await db.exec(`DROP TABLE IF EXISTS bridge_cursors_${t}`);
+      await db.exec(`CREATE TABLE ${t} (${SERIAL[kind]}, v text)`);
+      for (let i = 0; i < 10; i++) await db.exec(`INSERT INTO ${t} (v) VALUES ${Array.from({ length: 100 }, (_, j) => `('r${i * 100 + j}')`).join(', ')}`);
+      await db.exec(`DROP TABLE IF EXISTS ${t}_other`);
+      await db.exec(`CREATE TABLE ${t}_other (x int)`);
+    }
+
+    it('an idle read-only transaction: the copy saves the end, and the nightly re-run delivers nothing and exits 0', async () => {
+      const db = dbs[kind]!;
+      const t = `t_beside_idle_${kind}`;
+      await table(t);
+      const other = await otherSession(kind);
+      await other.run('BEGIN');
+      await other.run(`SELECT * FROM ${t}_other`);
+      const out = path.join(dir, `${t}.ndjson`);
+      const args = ['copy', db.url(t, 'cursor_id=nightly'), `file://${out}`, '--cursor-column', 'id', '--progress', 'none'];
+      const first = await bridge(args);
+      expect(first.exitCode, first.stderr).toBe(0);
+      expect(first.stderr).toMatch(/checkpoint nightly .* at id=1000/);
+      const second = await bridge(args);
+      await other.run('COMMIT');
+      await other.close();
+      expect(second.exitCode, second.stderr).toBe(0);
+      expect(count(out)).toBe(1000);
+    }, 60_000);
+
+    it('a transaction that has written: the copy says what holds the position (session, age) and claims no position it did not save', async () => {
+      const db = dbs[kind]!;
+      const t = `t_beside_writer_${kind}`;
+      await table(t);
+      const other = await otherSession(kind);
+      await other.run('BEGIN');
+      await other.run(`INSERT INTO ${t}_other VALUES (1)`);
+      const out = path.join(dir, `${t}.ndjson`);
+      const r = await bridge(['copy', db.url(t, 'cursor_id=nightly'), `file://${out}`, '--cursor-column', 'id', '--progress', 'none']);
+      await other.run('ROLLBACK');
+      await other.close();
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(count(out)).toBe(1000);
+      expect(r.stderr).toMatch(/not saved past .*: .*open for \d+ s/);
+      expect(r.stderr).not.toMatch(/checkpoint nightly .* at id=1000/);
+    }, 60_000);
+  });
