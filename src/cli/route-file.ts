@@ -45,6 +45,17 @@ class FileReader {
 }
 
 /**
+ * Whether a URL's userinfo has a password written out: `${VAR}` and `${VAR:-default}` are
+ * substitutions, and the `:` inside one is not the user:password separator.
+ */
+export function holdsPassword(url: string): boolean {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.replace(/\$\{[^}]*\}/g, 'X'));
+  if (!m) return false;
+  const colon = m[1]!.indexOf(':');
+  return colon >= 0 && colon < m[1]!.length - 1;
+}
+
+/**
  * Reads a route file (README "Route files"): `connections` names endpoints once, `routes` (a
  * mapping of name → route, or a list with `name:`) holds what the flags and URLs of one command
  * say. Endpoint texts keep `${VAR}` references for the endpoint layer to fill in (so they show as
@@ -72,7 +83,7 @@ export function readRouteFile(file: string, o: { dryRun: boolean }, warn: (s: st
       for (const c of r.pairs(p.value, 'connections')) {
         const name = r.text(c.key, 'connections');
         const url = r.text(c.value, `connections.${name}`);
-        if (/^[a-z][a-z0-9+.-]*:\/\/[^/@]*:(?!\$\{)[^@/]+@/i.test(url)) warn(`${file}:${r.line(c.value)}: connections.${name} holds a password in the file: write \${SOME_PASSWORD} and keep it in the environment (or --env-file)`);
+        if (holdsPassword(url)) warn(`${file}:${r.line(c.value)}: connections.${name} holds a password in the file: write \${SOME_PASSWORD} and keep it in the environment (or --env-file)`);
         connections.set(name, url);
       }
     } else if (key === 'routes') routesNode = p.value;

@@ -79,5 +79,5 @@ export function totalLine(command: string, what: string, outcomes: RouteOutcome[
   if (stopped.length) parts.push(`${stopped.length} stopped part-way (${stopped.map((o) => o.name).join(', ')})`);
   if (failed.length) parts.push(`${failed.length} failed (${failed.map((o) => `${o.name}: exit ${o.code}`).join(', ')})`);
   if (waiting.length) parts.push(`${waiting.length} not started (stopped first: ${waiting.map((o) => o.name).join(', ')})`);
-  return redact(`bridge ${command}: ${outcomes.length} ${what}: ${parts.join(', ')}; ${num(rows)} rows, ${bytes(moved)} in ${duration(elapsedMs)}`);
+  return redact(`bridge ${command}: ${outcomes.length} ${outcomes.length === 1 ? what.replace(/s$/, '') : what}: ${parts.join(', ')}; ${num(rows)} rows, ${bytes(moved)} in ${duration(elapsedMs)}`);
 }

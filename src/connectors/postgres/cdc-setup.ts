@@ -50,7 +50,7 @@ const causeCode = (e: unknown): string | undefined => (e as { cause?: { code?: s
 export async function ensurePublication(q: Query, pub: string, table: string, create: boolean, dryRun: boolean): Promise<void> {
   const d = postgresKind.dialect;
   if ((await q('SELECT 1 FROM pg_publication WHERE pubname = $1', [pub])).length > 0) return;
-  if (!create || dryRun) throw configError(`publication ${pub} does not exist: set create_publication=true, or run CREATE PUBLICATION ${pub} FOR TABLE ${table}`);
+  if (!create) throw configError(`publication ${pub} does not exist: set create_publication=true, or run CREATE PUBLICATION ${pub} FOR TABLE ${table}`);
   const identity = await q(
     `SELECT c.relreplident, EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND (i.indisprimary OR i.indisreplident))
        FROM pg_class c WHERE c.oid = to_regclass($1)`,
@@ -62,6 +62,8 @@ export async function ensurePublication(q: Query, pub: string, table: string, cr
       `${table} has no primary key or replica identity: a publication of its updates and deletes would make the application's own UPDATE and DELETE on it fail. ` +
         `Add a primary key, or run ALTER TABLE ${table} REPLICA IDENTITY FULL, or publish inserts only: CREATE PUBLICATION ${pub} FOR TABLE ${table} WITH (publish = 'insert')`,
     );
+  // A dry run checks that the publication could be made, and makes nothing.
+  if (dryRun) return;
   try {
     await q(`CREATE PUBLICATION ${d.quote(pub)} FOR TABLE ${d.table(table)}`);
   } catch (e) {

@@ -221,9 +221,14 @@ export class CdcSource implements Source {
 
   async plan(): Promise<PlanItem[]> {
     const slot = `${this.f.temporary_slot ? 'temporary ' : ''}slot ${this.f.slot_name}`;
+    const has = async (sql: string, name: string) => (await this.q(sql, [name]).catch(() => [])).length > 0;
+    const pub = (await has('SELECT 1 FROM pg_publication WHERE pubname = $1', this.f.publication)) ? 'exists' : 'created at start (create_publication=true)';
+    const made = this.f.temporary_slot ? 'made at start, dropped when the run ends' : (await has('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', this.f.slot_name)) ? 'exists' : 'created at start';
     return [
       { label: 'source', value: `postgres table ${this.f.table}` },
       { label: 'mode', value: `change capture: publication ${this.f.publication}, ${slot} (pgoutput), one message per row change, released at commit` },
+      { label: 'publication', value: `${this.f.publication}: ${pub}` },
+      { label: 'slot', value: `${this.f.slot_name}: ${made}` },
     ];
   }
 

@@ -73,16 +73,21 @@ export class CursorReader implements Reader {
   }
 
   /** Takes the cursor_id's lease, loads the stored position, and finds out whether other sessions' transactions can be seen. */
-  async start(lease: boolean): Promise<void> {
+  async start(lease: boolean, dryRun = false): Promise<void> {
     let start: Position | undefined;
     if (this.o.store && this.o.cursorId) {
       if (lease) {
         this.lease = new Lease(this.o.store, this.o.cursorId);
         await this.lease.acquire();
       }
-      const text = await this.o.store.load(this.o.cursorId);
-      this.stored = text;
+      // A dry run creates nothing: before the first run the checkpoint table does not exist yet.
+      const text = await this.o.store.load(this.o.cursorId).catch((e: unknown) => {
+        if (!dryRun) throw e;
+        this.stored = `nothing readable yet (${(e as Error).message.split('\n')[0]}); the first run creates the checkpoint table`;
+        return undefined;
+      });
       if (text !== undefined) {
+        this.stored = text;
         const env = readEnvelope(text, this.sourceName, `${this.o.store.description} (cursor_id ${this.o.cursorId})`);
         const key = this.q.keyed && env.after?.length === this.q.key.length ? env.after : undefined;
         start = { value: envelopeValue(env), key };
@@ -249,7 +254,7 @@ export class CursorReader implements Reader {
         label: 'query',
         value: this.q.keyed
           ? `SELECT * FROM ${d.table(this.o.table)} WHERE (${order}) > (<position>) ORDER BY ${order}${d.limit(1024)}`
-          : `SELECT * FROM ${d.table(this.o.table)} WHERE ${d.quote(this.o.column.name)} > <position> ORDER BY ${order}${d.limit(1024)} (no primary key: a trailing run of equal values is read again; a page of one value is completed)`,
+          : `SELECT * FROM ${d.table(this.o.table)} WHERE ${d.quote(this.o.column.name)} > <position> ORDER BY ${order}${d.limit(1024)}${this.dense ? '' : ' (no primary key: a trailing run of equal values is read again; a page of one value is completed)'}`,
       },
       {
         label: 'late rows',

@@ -113,9 +113,7 @@ export class SqlSource implements Source {
         settleMs: this.ctx.mode === 'copy' || this.ctx.exitWhenDrained ? 2000 : 0,
         warn: this.ctx.warn,
       });
-      await reader.start(!this.ctx.dryRun).catch((e) => {
-        if (!this.ctx.dryRun) throw e; // the checkpoint table may not exist yet
-      });
+      await reader.start(!this.ctx.dryRun, this.ctx.dryRun);
       return reader;
     }
     const queue = isQueueShape(this.info);
