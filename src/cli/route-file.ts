@@ -49,7 +49,7 @@ class FileReader {
  * substitutions, and the `:` inside one is not the user:password separator.
  */
 export function holdsPassword(url: string): boolean {
-  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.replace(/\$\{[^}]*\}/g, 'X'));
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.replace(/\$\{[^}]*\}/g, ''));
   if (!m) return false;
   const colon = m[1]!.indexOf(':');
   return colon >= 0 && colon < m[1]!.length - 1;
