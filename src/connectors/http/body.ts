@@ -1,9 +1,39 @@
 import type { Readable } from 'node:stream';
 import { BodyTooLarge } from './codecs.js';
 
-/** Reads a request body up to `maxBytes` (BodyTooLarge beyond). Events, not an async iterator: it is per request. */
+/** The part of an HTTP/2 request that tells a reset stream from one the client ended. */
+interface MaybeHttp2Request {
+  aborted?: boolean;
+  stream?: { aborted: boolean; rstCode?: number };
+}
+
+/**
+ * Whether the body that just ended was ended by the client. HTTP/2 ends a request's body also when
+ * the client resets its stream (RST_STREAM), and Node says so only after the end: the check waits
+ * for that (it comes in the same read from the socket). HTTP/1.1 reports a cut body as an error.
+ */
+export async function endedByClient(req: Readable): Promise<boolean> {
+  const r = req as Readable & MaybeHttp2Request;
+  if (r.stream === undefined) return r.aborted !== true;
+  await new Promise((resolve) => setImmediate(resolve));
+  return !r.aborted && !r.stream.aborted && !r.stream.rstCode;
+}
+
+/** The client cancelled the request before its body ended: there is nobody to answer. */
+export class RequestCancelled extends Error {
+  constructor() {
+    super('the client cancelled the request before its body ended');
+  }
+}
+
+/**
+ * Reads a request body up to `maxBytes` (BodyTooLarge beyond; RequestCancelled when the client
+ * gave up before the end). Events, not an async iterator: it is per request.
+ */
 export function readBody(req: Readable, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // A stream reset before its handler got here was ended and its data dumped by Node: no event would come.
+    if (req.readableEnded || req.destroyed) return reject(new RequestCancelled());
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer): void => {
@@ -17,9 +47,11 @@ export function readBody(req: Readable, maxBytes: number): Promise<Buffer> {
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once('end', () => {
+      void endedByClient(req).then((whole) => (whole ? resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)) : reject(new RequestCancelled())));
+    });
     req.once('error', reject);
-    req.once('aborted', () => reject(new Error('the client aborted the request')));
+    req.once('aborted', () => reject(new RequestCancelled()));
   });
 }
 

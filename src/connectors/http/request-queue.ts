@@ -1,7 +1,7 @@
 import type { Message } from '../../core/message.js';
 import type { SourceBatch } from '../../core/route.js';
 import { Wakeup } from '../../core/wakeup.js';
-import type { Outcome } from './responder.js';
+import { CANCELLED, type Outcome } from './responder.js';
 import type { Spool } from './spool.js';
 
 interface Entry {
@@ -10,6 +10,9 @@ interface Entry {
   /** A client waits for the outcome (false once answered 202). */
   waiting: boolean;
 }
+
+/** Registers what to do once the client has gone away without its answer. */
+export type ClientGone = (then: () => void) => void;
 
 /**
  * Requests waiting for the sink: the pipeline takes whatever has queued as one batch (no timer), and
@@ -44,15 +47,49 @@ export class RequestQueue {
     this.wakeup.notify();
   }
 
-  /** Queues a message and resolves with its outcome, or a 504 after `timeoutMs`. */
-  wait(m: Message, timeoutMs: number): Promise<Outcome> {
-    return new Promise<Outcome>((resolve) => {
-      const timer = setTimeout(() => resolve({ status: 504, error: `no reply within request_timeout_ms (${timeoutMs} ms)` }), timeoutMs);
+  /** Queues a message and resolves with the answer for its client (see `submit`). */
+  wait(m: Message, timeoutMs: number, gone?: ClientGone): Promise<Outcome> {
+    return this.submit(m, timeoutMs, gone).answer;
+  }
+
+  /**
+   * Queues a message. `answer` is what its client gets: the outcome, or after `timeoutMs` a 504
+   * saying whether the message was taken back (never written) or its write had started (it may
+   * still land). A client that goes away while its message is still queued takes it back: never
+   * written, answered CANCELLED. `final` is the outcome of the write itself, however late.
+   */
+  submit(m: Message, timeoutMs: number, gone?: ClientGone): { answer: Promise<Outcome>; final: Promise<Outcome> } {
+    let settleFinal!: (o: Outcome) => void;
+    const final = new Promise<Outcome>((r) => (settleFinal = r));
+    const answer = new Promise<Outcome>((resolve) => {
+      const timer = setTimeout(() => {
+        const o = this.withdraw(m) ? { status: 504, error: `no reply within request_timeout_ms (${timeoutMs} ms); the message was not written` } : { status: 504, error: `no reply within request_timeout_ms (${timeoutMs} ms); its write had started and may still land: send requests with an Idempotency-Key header and retry with the same key to have it written once` };
+        settleFinal(o);
+        resolve(o);
+      }, timeoutMs);
       this.add(m, (o) => {
         clearTimeout(timer);
+        settleFinal(o);
         resolve(o);
       });
+      gone?.(() => {
+        if (!this.withdraw(m)) return;
+        clearTimeout(timer);
+        settleFinal(CANCELLED);
+        resolve(CANCELLED);
+      });
     });
+    return { answer, final };
+  }
+
+  /** Takes `m` back if the pipeline has not taken it yet: true when it will never be written. */
+  private withdraw(m: Message): boolean {
+    const i = this.queue.findIndex((e) => e.m === m);
+    if (i < 0) return false;
+    this.queue.splice(i, 1);
+    this.entries.delete(m);
+    this.notifyRoom();
+    return true;
   }
 
   /** Resolves once messages leave the queue (taken by the pipeline, or drained), or after `guardMs`. */

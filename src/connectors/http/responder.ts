@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type http2 from 'node:http2';
-import type { Message, } from '../../core/message.js';
+import type { Message } from '../../core/message.js';
 import type { Reply } from '../../core/route.js';
 import { LatencyHistogram } from '../../core/latency.js';
 import { compress, negotiate } from './codecs.js';
@@ -10,6 +10,9 @@ export type Res = http.ServerResponse | http2.Http2ServerResponse;
 
 /** How one message ended: the sink's answer, or an error with its status. */
 export type Outcome = { reply: Reply } | { status: number; error: string };
+
+/** The client went away before its message was written, and it never will be: nothing to answer. */
+export const CANCELLED: Outcome = { status: 499, error: 'the client went away before its message was written' };
 
 /**
  * Writes the listener's answers (decisions §7): one writeHead with every header, responses
@@ -30,10 +33,19 @@ export class Responder {
     private readonly customHeaders: Record<string, string> | undefined,
   ) {}
 
-  async send(req: Req, res: Res, status: number, body?: Buffer | string, headers: Record<string, string> = {}): Promise<void> {
+  /** A request the client cancelled before its body ended: nothing is delivered or answered, only counted. */
+  cancelled(req: Req): void {
+    this.count(req, 'cancelled');
+  }
+
+  private count(req: Req, status: number | string): void {
     this.statuses[status] = (this.statuses[status] ?? 0) + 1;
     const at = this.arrived.get(req);
     if (at !== undefined) this.latency.observe((performance.now() - at) / 1000);
+  }
+
+  async send(req: Req, res: Res, status: number, body?: Buffer | string, headers: Record<string, string> = {}): Promise<void> {
+    this.count(req, status);
     if (res.headersSent || (res as http.ServerResponse).destroyed) return;
     let payload = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(body);
     const h: Record<string, string> = { ...headers };
@@ -57,6 +69,7 @@ export class Responder {
 
   /** The answer to one message: the sink's reply (200), nothing (204), not found (404), or the error. */
   answer(req: Req, res: Res, m: Message, o: Outcome): Promise<void> {
+    if (o === CANCELLED) return Promise.resolve(this.cancelled(req));
     if ('status' in o) return this.error(req, res, o.status, o.error, m.idHex);
     const r = o.reply;
     if (!r) return this.send(req, res, 204, undefined, { 'message-id': m.idHex });

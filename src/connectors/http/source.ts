@@ -7,7 +7,7 @@ import { sleep } from '../../core/wakeup.js';
 import { Message } from '../../core/message.js';
 import type { PlanItem, Reply, RequestStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
 import { Admission, pathOf } from './admission.js';
-import { readBody } from './body.js';
+import { readBody, RequestCancelled } from './body.js';
 import { BodyTooLarge, decompress } from './codecs.js';
 import { createListener, type Listener, type Protocol } from './listener.js';
 import { RequestQueue } from './request-queue.js';
@@ -36,6 +36,12 @@ interface Fields {
   spool_dir?: string;
   spool_max_bytes: number;
 }
+
+/** Calls back when the connection or stream closes before the answer was sent (the client gave up). */
+const clientGone = (res: Res) => (then: () => void) =>
+  (res as NodeJS.EventEmitter).once('close', () => {
+    if (!res.writableFinished) then();
+  });
 
 /** fire_and_forget: how long a batch may wait to fill up (the write's latency, not the client's). */
 const LINGER_MS = 10;
@@ -141,7 +147,8 @@ export class HttpSource implements Source {
       const encoding = req.headers['content-encoding'];
       return encoding === undefined ? raw : await decompress(String(encoding), raw, this.f.max_body_bytes);
     } catch (e) {
-      if (e instanceof BodyTooLarge) await this.responder.error(req, res, 413, e.message);
+      if (e instanceof RequestCancelled) this.responder.cancelled(req);
+      else if (e instanceof BodyTooLarge) await this.responder.error(req, res, 413, e.message);
       else await this.responder.error(req, res, 400, `the body cannot be read: ${(e as Error).message}`);
       return undefined;
     }
@@ -168,7 +175,7 @@ export class HttpSource implements Source {
       if (!(await this.accept(m))) return r.error(req, res, 503, 'the spool is full (spool_max_bytes)', m.idHex, { 'retry-after': '1' });
       return r.send(req, res, 202, JSON.stringify({ message_id: m.idHex }), { 'content-type': 'application/json' });
     }
-    return r.answer(req, res, m, await this.queue.wait(m, this.f.request_timeout_ms));
+    return r.answer(req, res, m, await this.queue.wait(m, this.f.request_timeout_ms, clientGone(res)));
   }
 
   private async runInline(m: Message): Promise<Outcome> {

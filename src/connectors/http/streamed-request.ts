@@ -1,5 +1,5 @@
 import type { Message } from '../../core/message.js';
-import { ItemSplitter, streamFormat } from './body.js';
+import { endedByClient, ItemSplitter, RequestCancelled, streamFormat } from './body.js';
 import { BodyTooLarge } from './codecs.js';
 import type { RequestQueue } from './request-queue.js';
 import { messagesOf } from './request-message.js';
@@ -51,9 +51,12 @@ export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: b
         if (size > f.max_body_bytes) throw new BodyTooLarge();
         await splitter.write(chunk);
       }
+      // The items that ended are messages already; an unterminated last one of a cancelled stream is not.
+      if (!(await endedByClient(req as never))) throw new RequestCancelled();
     }
     await splitter.end();
   } catch (e) {
+    if (e instanceof RequestCancelled || (req as { aborted?: boolean }).aborted) return r.cancelled(req);
     return r.error(req, res, e instanceof BodyTooLarge ? 413 : 400, (e as Error).message);
   }
   if (f.fire_and_forget) return r.send(req, res, 202, JSON.stringify({ messages: n }), { 'content-type': 'application/json' });
