@@ -160,7 +160,7 @@ describe('HTTP publisher', () => {
     const t = await target(() => ({ status: 200, delayMs: 2000 }));
     const r = await bridge(['copy', fixture('slow.ndjson', 1), `${t.url}/?request_timeout_ms=200`, '--max-retries', '1']);
     expect(r.exitCode).toBe(3);
-    expect(r.stderr).toMatch(/Timeout/i);
+    expect(r.stderr).toMatch(/error: sink: request to 127\.0\.0\.1:\d+ timed out after 200 ms for message [0-9a-f]{32} \(no answer\)/);
   });
 
   it('TLS: a CA file verifies the server, accept_invalid_certs skips it with a warning, a client certificate with a password is sent', async () => {

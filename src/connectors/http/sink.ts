@@ -1,13 +1,15 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import { resolveEndpoint } from '../../config/endpoint.js';
 import type { TlsConfig } from '../../config/tls-spec.js';
-import { BridgeError, configError, rejectedError, transientError } from '../../core/errors.js';
-import { formatId, newId } from '../../core/ids.js';
+import { BridgeError, rejectedError, transientError } from '../../core/errors.js';
 import { Message } from '../../core/message.js';
 import type { PlanItem, Reply, Sink, SinkContext } from '../../core/route.js';
-import { ItemSplitter, streamFormat } from './body.js';
-import { checkCustomHeaders, clientTls } from './client-options.js';
+import { streamFormat } from './body.js';
+import { basicAuthHeader, checkCustomHeaders, clientTls, requestUrl } from './client-options.js';
 import { compress, type Codec } from './codecs.js';
+import { Pacer, PeerAskedToWait, retryAfterMs } from './pacing.js';
+import { streamItems } from './response-items.js';
+import { isUndiciTimeout, StallBreaker, TimedOut } from './stall-breaker.js';
 
 type Undici = typeof import('undici');
 type Agent = InstanceType<Undici['Agent']>;
@@ -26,6 +28,7 @@ interface Fields {
   tcp_keepalive_ms: number;
   shared: boolean;
   stream_response_to?: string;
+  retry_after_max_ms: number;
 }
 
 const agents = new Map<string, { agent: Agent; refs: number }>();
@@ -44,6 +47,9 @@ export class HttpSink implements Sink {
   private agentKey = '';
   private readonly f: Fields;
   private readonly target: string;
+  private readonly host: string;
+  private readonly stalls: StallBreaker;
+  private pacer!: Pacer;
   private readonly delivered = new WeakMap<Message, Reply | null>();
   private stream: Sink | undefined;
   private codec: Codec | undefined;
@@ -51,19 +57,16 @@ export class HttpSink implements Sink {
 
   constructor(private readonly ep: Endpoint) {
     this.f = ep.fields as unknown as Fields;
-    const u = ep.url!;
-    const query = ep.passthrough.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
-    this.target = `${u.base}${query ? `?${query}` : ''}`;
-    if (this.f.basic_auth !== undefined) {
-      const [user, pass] = this.f.basic_auth;
-      if (this.f.basic_auth.length !== 2 || typeof user !== 'string' || typeof pass !== 'string') throw configError('basic_auth must be ["user","password"]');
-      this.auth = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
-    }
+    this.target = requestUrl(ep.url!, ep.passthrough);
+    this.host = new URL(this.target).host;
+    this.auth = basicAuthHeader(this.f.basic_auth, ep.url!);
     this.codec = this.f.compression && this.f.compression !== 'none' ? this.f.compression : this.f.compression_enabled ? 'gzip' : undefined;
     checkCustomHeaders(this.f.custom_headers);
+    this.stalls = new StallBreaker(this.f.batch_concurrency);
   }
 
   async open(ctx: SinkContext): Promise<void> {
+    this.pacer = new Pacer(this.f.retry_after_max_ms, ctx.warn);
     if (this.codec === 'lz4') ctx.warn('compression=lz4 is not an HTTP content coding: only another bridge (or a server that knows LZ4 frames) can read these bodies');
     this.undici = await import('undici');
     const connect = { keepAlive: true, keepAliveInitialDelay: this.f.tcp_keepalive_ms, ...clientTls(this.f.tls, ctx.warn) };
@@ -95,39 +98,70 @@ export class HttpSink implements Sink {
 
   async write(messages: Message[]): Promise<Reply[]> {
     const replies = new Array<Reply>(messages.length);
-    const failures: { m: Message; error: BridgeError }[] = [];
+    const failures: BridgeError[] = [];
+    // Aborted when the stall breaker opens: no new request starts, those in flight are given up.
+    const stop = new AbortController();
+    let stalled: TimedOut | undefined;
     let next = 0;
     const worker = async (): Promise<void> => {
       for (;;) {
         const i = next++;
-        if (i >= messages.length) return;
+        if (i >= messages.length || stop.signal.aborted) return;
         const m = messages[i]!;
         const done = this.delivered.get(m);
         if (done !== undefined) {
           replies[i] = done ?? undefined;
           continue;
         }
-        try {
-          const reply = await this.send(m);
-          this.delivered.set(m, reply ?? null);
-          replies[i] = reply;
-        } catch (e) {
-          failures.push({ m, error: e instanceof BridgeError ? e : transientError(`request failed: ${(e as Error).message}`, e) });
-        }
+        const error = await this.deliver(m, stop.signal, (reply) => (replies[i] = reply));
+        if (error instanceof TimedOut) stalled ??= this.stalls.timedOut(error);
+        if (stalled) stop.abort();
+        if (error && !stop.signal.aborted) failures.push(error);
+        // A probe that got its answer: the peer is back, the other requests may go.
+        if (!this.stalls.open && workers.length < width) spawn(width - workers.length);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.f.batch_concurrency, messages.length) }, worker));
-    const rejected = failures.find((x) => x.error.kind === 'rejected');
-    if (rejected) throw rejected.error;
-    if (failures.length) throw failures[0]!.error;
+    const width = Math.min(this.f.batch_concurrency, messages.length);
+    const workers: Promise<void>[] = [];
+    const spawn = (n: number): void => {
+      for (let k = 0; k < n; k++) workers.push(worker());
+    };
+    spawn(this.stalls.open ? 1 : width);
+    for (let waited = 0; waited < workers.length; ) {
+      const now = workers.length;
+      await Promise.all(workers);
+      waited = now;
+    }
+    const rejected = failures.find((x) => x.kind === 'rejected');
+    if (rejected) throw rejected;
+    if (stalled) throw stalled;
+    if (failures.length) throw failures[0]!;
     return replies;
+  }
+
+  /** Sends one message until it is answered, re-sending it after each pause its peer asks for; the failure, if any. */
+  private async deliver(m: Message, stop: AbortSignal, answered: (reply: Reply) => void): Promise<BridgeError | undefined> {
+    for (;;) {
+      await this.pacer.ready(stop);
+      if (stop.aborted) return undefined;
+      try {
+        const reply = await this.send(m, stop);
+        this.delivered.set(m, reply ?? null);
+        this.pacer.delivered();
+        answered(reply);
+        return undefined;
+      } catch (e) {
+        if (e instanceof PeerAskedToWait && this.pacer.pause(e, this.host)) continue;
+        return e instanceof BridgeError ? e : transientError(`request failed: ${(e as Error).message}`, e);
+      }
+    }
   }
 
   deliveredOf(messages: Message[]): number {
     return messages.filter((m) => this.delivered.has(m)).length;
   }
 
-  private async send(m: Message): Promise<Reply> {
+  private async send(m: Message, stop: AbortSignal): Promise<Reply> {
     let body = m.bytes();
     const headers: Record<string, string> = {
       'content-type': m.isJson ? 'application/json' : (m.metadata?.['http.content_type'] ?? 'application/octet-stream'),
@@ -139,65 +173,54 @@ export class HttpSink implements Sink {
       body = await compress(this.codec, body);
       headers['content-encoding'] = this.codec;
     }
-    let res;
+    // request_timeout_ms bounds the whole exchange (a peer may send headers and never finish),
+    // except a streamed answer, which only must not pause longer than that between chunks.
+    const ms = this.f.request_timeout_ms;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), ms);
+    let headersIn = false;
     try {
-      res = await this.undici.request(this.target, {
+      const res = await this.undici.request(this.target, {
         method: (this.f.method ?? 'POST').toUpperCase() as 'POST',
         headers,
         body,
         dispatcher: this.agent,
-        headersTimeout: this.f.request_timeout_ms,
-        bodyTimeout: this.f.request_timeout_ms,
+        headersTimeout: ms,
+        bodyTimeout: ms,
+        signal: AbortSignal.any([stop, deadline.signal]),
       });
+      headersIn = true;
+      const type = String(res.headers['content-type'] ?? '');
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        const text = (await res.body.text().catch(() => '')).slice(0, 200);
+        this.stalls.answered();
+        const msg = `HTTP ${res.statusCode} from ${this.host} for message ${m.idHex}${text ? `: ${text}` : ''}`;
+        const asked = res.statusCode === 429 || res.statusCode === 503 ? retryAfterMs(res.headers['retry-after']) : undefined;
+        if (asked !== undefined) throw new PeerAskedToWait(msg, asked, res.statusCode);
+        if (retryable(res.statusCode)) throw transientError(msg);
+        throw rejectedError(msg, undefined, m.idHex);
+      }
+      const format = streamFormat(type);
+      if (this.stream && format !== 'chunks') {
+        clearTimeout(timer);
+        await streamItems(this.stream, m, res.body as AsyncIterable<Buffer>, format);
+        this.stalls.answered();
+        return undefined;
+      }
+      const payload = Buffer.from(await res.body.arrayBuffer());
+      this.stalls.answered();
+      if (payload.length === 0) return undefined;
+      const reply = new Message(payload, { 'http.status': String(res.statusCode), ...(type ? { 'http.content_type': type } : {}) }, undefined, m.id);
+      reply.isJson = /json/i.test(type);
+      return reply;
     } catch (e) {
-      throw transientError(`request to ${new URL(this.target).host} failed: ${(e as Error).message}`, e);
+      if (e instanceof BridgeError) throw e;
+      if ((deadline.signal.aborted && !stop.aborted) || isUndiciTimeout(e))
+        throw new TimedOut(`request to ${this.host} timed out after ${ms} ms for message ${m.idHex} (${headersIn ? 'its answer never finished' : 'no answer'})`, e);
+      throw transientError(`request to ${this.host} failed: ${(e as Error).message}`, e);
+    } finally {
+      clearTimeout(timer);
     }
-    const type = String(res.headers['content-type'] ?? '');
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      const text = (await res.body.text().catch(() => '')).slice(0, 200);
-      const msg = `HTTP ${res.statusCode} from ${new URL(this.target).host} for message ${m.idHex}${text ? `: ${text}` : ''}`;
-      if (retryable(res.statusCode)) throw transientError(msg);
-      throw rejectedError(msg, undefined, m.idHex);
-    }
-    const format = streamFormat(type);
-    if (this.stream && format !== 'chunks') {
-      await this.streamItems(m, res.body as AsyncIterable<Buffer>, format);
-      return undefined;
-    }
-    const payload = Buffer.from(await res.body.arrayBuffer());
-    if (payload.length === 0) return undefined;
-    const reply = new Message(payload, { 'http.status': String(res.statusCode), ...(type ? { 'http.content_type': type } : {}) }, undefined, m.id);
-    reply.isJson = /json/i.test(type);
-    return reply;
-  }
-
-  /** contract §4.4: each item as a correlated message, then an end marker with an empty payload. */
-  private async streamItems(m: Message, body: AsyncIterable<Buffer>, format: 'ndjson' | 'sse'): Promise<void> {
-    const correlation = m.metadata?.correlation_id ?? formatId(m.id);
-    const streamId = formatId(newId());
-    let index = 0;
-    let pending: Message[] = [];
-    const meta = (end: boolean): Record<string, string> => ({
-      correlation_id: correlation,
-      http_stream_id: streamId,
-      http_stream_index: String(index),
-      http_stream_format: format,
-      http_stream_end: String(end),
-    });
-    const flush = async (): Promise<void> => {
-      if (pending.length) await this.stream!.write(pending);
-      pending = [];
-    };
-    const splitter = new ItemSplitter(format, async (item) => {
-      const out = new Message(item, meta(false));
-      index++;
-      pending.push(out);
-      if (pending.length >= 100) await flush();
-    });
-    for await (const chunk of body) await splitter.write(chunk);
-    await splitter.end();
-    pending.push(new Message('', meta(true)));
-    await flush();
   }
 
   async plan(): Promise<PlanItem[]> {

@@ -21,6 +21,7 @@ export const HTTP_FIELDS: readonly FieldSpec[] = [
   { name: 'tcp_keepalive_ms', type: 'integer', default: 60000, min: 1, roles: PUBLISHER, description: 'TCP keepalive of pooled connections (ms).' },
   { name: 'shared', type: 'boolean', default: true, roles: PUBLISHER, description: 'Share one HTTP client per target origin; false forces a dedicated one.' },
   { name: 'stream_response_to', type: 'string', roles: PUBLISHER, description: 'Endpoint URL that receives the items of SSE/NDJSON responses as correlated messages.' },
+  { name: 'retry_after_max_ms', type: 'integer', default: 60000, min: 0, roles: PUBLISHER, description: 'Longest Retry-After (of a 429 or 503) honoured before re-sending (ms); a longer one waits this long. Such waits do not use up --max-retries.' },
   { name: 'concurrency_limit', type: 'integer', default: 100, min: 1, roles: CONSUMER, description: 'Requests handled at once.' },
   {
     name: 'fire_and_forget',
