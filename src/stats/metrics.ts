@@ -39,7 +39,7 @@ const FAMILIES: Family[] = [
   counter('bridge_rows_written_total', 'Rows (messages) the sink confirmed.', (s) => s.rowsWritten),
   counter('bridge_bytes_written_total', 'Bytes of the rows the sink confirmed.', (s) => s.bytesWritten),
   counter('bridge_batches_total', 'Batches the sink confirmed.', (s) => s.batches),
-  counter('bridge_retries_total', 'Retries of transient failures.', (s) => s.retries),
+  counter('bridge_retries_total', 'Retries after a transient failure, each of a whole batch (a read, a write or an acknowledgement), not of single messages.', (s) => s.retries),
   counter('bridge_dead_lettered_total', 'Messages the sink rejected, written to the dead-letter endpoint.', (s) => s.deadLettered),
   counter('bridge_dropped_fields_total', 'Fields without a target column (columns=auto without extra_column).', (s) => s.dropped),
   counter('bridge_lossy_values_total', 'Values written through a documented lossy conversion.', (s) => s.lossy),

@@ -66,7 +66,7 @@ export class PlainReporter implements Reporter {
     if (s.slotLagBytes !== undefined) parts.push(`slot lag ${bytes(s.slotLagBytes)}`);
     if (s.requests) parts.push(`${num(s.requests.requests)} requests (${Object.entries(s.requests.statuses).map(([k, v]) => `${k}: ${num(v)}`).join(', ') || 'none answered'})`);
     parts.push(`in flight ${s.inFlight}`);
-    if (s.retries) parts.push(`retries ${s.retries}`);
+    if (s.retries) parts.push(`batch retries ${s.retries}`);
     if (s.sourcePool) parts.push(`source pool ${pool(s.sourcePool)}`);
     if (s.sinkPool) parts.push(`sink pool ${pool(s.sinkPool)}`);
     if (s.state !== 'running') parts.push(s.state);
@@ -92,7 +92,7 @@ export class PlainReporter implements Reporter {
     if (summary.dryRun && summary.ok) return write(`bridge ${s.command}${this.tag}: dry run: connected and planned; nothing was written`);
     const verb = summary.ok ? (summary.stopped ? 'stopped' : 'done') : 'failed';
     const moved = `${num(s.rowsWritten)} rows in ${duration(ms)} (${num(rate(s))} rows/s, ${bytes(s.bytesWritten)})`;
-    const extra = [s.retries ? `${s.retries} retries` : '', s.dropped ? `${num(s.dropped)} fields dropped` : '', s.lossy ? `${num(s.lossy)} values converted lossily` : '', s.deadLettered ? `${num(s.deadLettered)} dead-lettered` : '']
+    const extra = [s.retries ? `${s.retries} batch ${s.retries === 1 ? 'retry' : 'retries'}` : '', s.dropped ? `${num(s.dropped)} fields dropped` : '', s.lossy ? `${num(s.lossy)} values converted lossily` : '', s.deadLettered ? `${num(s.deadLettered)} dead-lettered` : '']
       .filter(Boolean)
       .join(', ');
     write(`bridge ${s.command}${this.tag}: ${verb}: ${moved}${extra ? `, ${extra}` : ''}${s.position ? `; last position ${s.position}` : ''}${checkpointText(s)}`);

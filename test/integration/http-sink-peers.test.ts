@@ -174,3 +174,22 @@ describe('HTTP sink: credentials in the URL', () => {
     expect(r.stderr).not.toContain('Other-pass-1');
   });
 });
+
+describe('HTTP sink: the retries figure', () => {
+  it('the summary says its retries count batches, not messages', async () => {
+    const tries = new Map<number, number>();
+    const t = await peer((h, n, res) => {
+      tries.set(h.i, (tries.get(h.i) ?? 0) + 1);
+      // Five messages of one batch fail once: one batch is retried, five messages are re-sent.
+      res.writeHead(h.i < 5 && tries.get(h.i) === 1 ? 503 : 200);
+      res.end();
+    });
+    const r = await bridge(['copy', fixture('count.ndjson', 10), t.url, '--progress', 'json']);
+    expect(r.exitCode).toBe(0);
+    const summary = lines(r.stderr).map((l) => JSON.parse(l) as Record<string, unknown>).find((o) => o.type === 'summary')!;
+    expect(summary).toMatchObject({ retries: 1 });
+    tries.clear();
+    const plain = await bridge(['copy', fixture('count.ndjson', 10), t.url]);
+    expect(plain.stderr).toMatch(/done: 10 rows .*, 1 batch retry;/);
+  });
+});

@@ -68,7 +68,7 @@ export function LiveView({ hub, final }: { hub: StatsHub; final?: StatsSnapshot 
         <Pool label="source" p={s.sourcePool} />
         <Pool label="sink" p={s.sinkPool} />
         <Text>
-          in flight {s.inFlight} · retries {s.retries > 0 ? <Text color={color('yellow')}>{s.retries}</Text> : 0} · dead-lettered {s.deadLettered > 0 ? <Text color={color('red')}>{s.deadLettered}</Text> : 0}
+          in flight {s.inFlight} · batch retries {s.retries > 0 ? <Text color={color('yellow')}>{s.retries}</Text> : 0} · dead-lettered {s.deadLettered > 0 ? <Text color={color('red')}>{s.deadLettered}</Text> : 0}
           {s.dropped > 0 ? ` · fields dropped ${num(s.dropped)}` : ''}
           {s.lossy > 0 ? ` · lossy values ${num(s.lossy)}` : ''}
         </Text>
