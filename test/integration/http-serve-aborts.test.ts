@@ -95,6 +95,8 @@ describe('requests whose body did not end are never delivered', () => {
         await new Promise((r) => setTimeout(r, 200));
       }
       await cancelledStreams(s.url, 20, '{"n":$i,"tag":"cancelled"}');
+      // The resets reach the server a moment after the client sent them.
+      await new Promise((r) => setTimeout(r, 300));
       sink.unlock();
       expect(await Promise.all(ahead)).toEqual([204, 204, 204, 204]);
       expect(await h2Post(s.url, '{"n":3,"tag":"whole"}')).toBe(204);

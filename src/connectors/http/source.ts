@@ -37,10 +37,13 @@ interface Fields {
   spool_max_bytes: number;
 }
 
-/** Calls back when the connection or stream closes before the answer was sent (the client gave up). */
+/**
+ * Calls back when the connection or stream closes before an answer was started (the client gave
+ * up). Not `writableFinished`: Node's HTTP/2 compatibility layer reports a reset stream as finished.
+ */
 const clientGone = (res: Res) => (then: () => void) =>
   (res as NodeJS.EventEmitter).once('close', () => {
-    if (!res.writableFinished) then();
+    if (!res.headersSent) then();
   });
 
 /** fire_and_forget: how long a batch may wait to fill up (the write's latency, not the client's). */
