@@ -48,7 +48,7 @@ export async function readCells(kind: string, target: string, table: string, col
     await conn.query("SET time_zone = '+00:00'");
     const [types] = await conn.query({ sql: 'SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?', values: [table], rowsAsArray: true });
     const typeOf = new Map((types as string[][]).map(([n, t]) => [String(n), String(t)]));
-    const binary = new Set(cols.filter((c) => /blob|binary/.test(typeOf.get(c) ?? '')));
+    const binary = new Set(cols.filter((c) => /blob|binary|geometry|point|linestring|polygon|geomcollection/.test(typeOf.get(c) ?? '')));
     // BIT as hex; FLOAT as the double it holds (the text protocol prints 6 digits), shortened back below.
     const expr = (x: string): string => (binary.has(x) || typeOf.get(x) === 'bit' ? `HEX(\`${x}\`)` : typeOf.get(x) === 'float' ? `CAST(\`${x}\` AS DOUBLE)` : `\`${x}\``);
     const list = cols.map(expr).join(', ');

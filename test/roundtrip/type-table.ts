@@ -51,5 +51,15 @@ export function typeTables(): string {
     }
     out.push('');
   }
+  out.push(
+    '## Rules behind some cells',
+    '',
+    '- **Spatial values** (MySQL/MariaDB `GEOMETRY`, `POINT`, `LINESTRING`, `POLYGON`, `MULTI*`, `GEOMETRYCOLLECTION`) travel as',
+    "  MySQL's own bytes: a 4-byte little-endian SRID, then the WKB. They land exactly: into the same type on MySQL/MariaDB",
+    '  (which takes those bytes back as the geometry, SRID included), as `bytea` on PostgreSQL, `BLOB` on SQLite and base64',
+    '  in NDJSON. A PostGIS `geometry` target column is not converted to yet: declare it `bytea`, or use',
+    "  `ST_GeomFromWKB(substring(v from 5), get_byte(v, 0) + (get_byte(v, 1) << 8))` on the PostgreSQL side.",
+    '',
+  );
   return out.join('\n');
 }

@@ -35,10 +35,19 @@ export class MysqlDialect extends Dialect {
     return 'CAST(? AS DECIMAL(65,30))';
   }
 
-  /** FLOAT is read as DOUBLE: the text protocol prints only 6 significant digits of a FLOAT. */
+  /**
+   * FLOAT is read as DOUBLE: the text protocol prints only 6 significant digits of a FLOAT. Spatial
+   * columns are read as their bytes: mysql2 turns them into objects that render as "[object Object]".
+   */
   override selectList(info: TableInfo): string {
-    if (!info.columns.some((c) => c.floatBits === 24)) return '*';
-    return info.columns.map((c) => (c.floatBits === 24 ? `CAST(${this.quote(c.name)} AS DOUBLE) AS ${this.quote(c.name)}` : this.quote(c.name))).join(', ');
+    if (!info.columns.some((c) => c.floatBits === 24 || c.variant === 'spatial')) return '*';
+    return info.columns
+      .map((c) => {
+        const q = this.quote(c.name);
+        if (c.floatBits === 24) return `CAST(${q} AS DOUBLE) AS ${q}`;
+        return c.variant === 'spatial' ? `CAST(${q} AS BINARY) AS ${q}` : q;
+      })
+      .join(', ');
   }
 
   /** MySQL's optimiser handles the expanded form of a row comparison better than `(a,b) > (?,?)`. */

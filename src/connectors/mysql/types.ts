@@ -41,9 +41,15 @@ export function mysqlType(dataType: string, columnType: string): LogicalType {
     case 'uuid':
       return 'uuid';
     default:
-      return 'text';
+      return SPATIAL.has(dataType) ? 'bytes' : 'text';
   }
 }
+
+/**
+ * Spatial types (MySQL 8 names GEOMETRYCOLLECTION `geomcollection`). Their values travel as MySQL's
+ * own bytes (a 4-byte little-endian SRID, then WKB): exact, and accepted back by any spatial column.
+ */
+export const SPATIAL = new Set(['geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring', 'multipolygon', 'geometrycollection', 'geomcollection']);
 
 const INT_BITS: Record<string, number> = { tinyint: 8, smallint: 16, mediumint: 24, int: 32, integer: 32, bigint: 64 };
 const TEXT_BYTES: Record<string, number> = { tinytext: 255, text: 65535, mediumtext: 16777215, longtext: 4294967295, tinyblob: 255, blob: 65535, mediumblob: 16777215, longblob: 4294967295 };
@@ -87,6 +93,17 @@ export function mysqlAttributes(dataType: string, columnType: string, charLength
       if (n > 1) out.variant = 'bit';
       break;
     }
+    case 'geometry':
+    case 'point':
+    case 'linestring':
+    case 'polygon':
+    case 'multipoint':
+    case 'multilinestring':
+    case 'multipolygon':
+    case 'geometrycollection':
+    case 'geomcollection':
+      out.variant = 'spatial';
+      break;
     case 'enum':
     case 'set':
       out.variant = dataType;
@@ -147,6 +164,7 @@ export function mysqlColumnType(src: ColumnInfo, srcUntyped: boolean): string {
       return 'JSON';
     case 'bytes':
       if (src.variant === 'bit') return `BIT(${src.maxLength ?? 1})`;
+      if (src.variant === 'spatial') return /^[a-z]+$/i.test(src.dbType) ? src.dbType.toUpperCase() : 'GEOMETRY';
       return src.maxLength !== undefined && src.maxLength <= 65000 && !srcUntyped ? `VARBINARY(${src.maxLength})` : 'LONGBLOB';
     case 'date':
       return 'DATE';
