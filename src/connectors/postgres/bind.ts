@@ -1,5 +1,6 @@
 import type { JsonNode } from '../../core/json-exact.js';
 import { Binder, Reject } from '../sql/bind.js';
+import { OFFSET } from '../sql/bind-rules.js';
 import type { ColumnInfo } from '../sql/types.js';
 
 /** An element of a PostgreSQL array literal: numbers keep their text, strings are quoted, objects are their JSON text. */
@@ -42,6 +43,20 @@ export class PgBinder extends Binder {
     const literal = element(node);
     if (literal.includes('\u0000')) throw new Reject(`holds a NUL character (\\u0000), which ${col.dbType} cannot store`);
     return literal;
+  }
+
+  /**
+   * A timestamptz value always goes with its offset: without one the server reads it in the session's
+   * TimeZone (a URL may set `options=-c TimeZone=…`), which shifted MySQL TIMESTAMP instants by the
+   * zone's offset and moved DATETIME values in a DST gap. A zone-less value means UTC, as it does in
+   * bridge's own UTC sessions.
+   */
+  protected override outTemporal(s: string, col: ColumnInfo): unknown {
+    if (col.type !== 'timestamptz') return s;
+    const bc = / BC$/i.test(s);
+    const core = bc ? s.slice(0, -3) : s;
+    if (OFFSET.test(core) || /^[+-]?infinity$/i.test(s)) return s;
+    return `${/\d:\d\d/.test(core) ? core : `${core} 00:00:00`}+00${bc ? ' BC' : ''}`;
   }
 
   protected override outJson(doc: string, col: ColumnInfo): unknown {
