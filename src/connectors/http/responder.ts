@@ -38,6 +38,11 @@ export class Responder {
     this.count(req, 'cancelled');
   }
 
+  /** An answer Node's server wrote by itself (a 408 for a request too slow): counted like the others. */
+  answeredByServer(status: number): void {
+    this.statuses[status] = (this.statuses[status] ?? 0) + 1;
+  }
+
   private count(req: Req, status: number | string): void {
     this.statuses[status] = (this.statuses[status] ?? 0) + 1;
     const at = this.arrived.get(req);

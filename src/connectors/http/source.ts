@@ -33,6 +33,8 @@ interface Fields {
   receive_streamable: boolean;
   server_protocol: Protocol;
   max_body_bytes: number;
+  headers_timeout_ms: number;
+  keep_alive_timeout_ms: number;
   spool_dir?: string;
   spool_max_bytes: number;
 }
@@ -99,7 +101,15 @@ export class HttpSource implements Source {
       if (replay.length) ctx.warn(`spool: ${replay.length} message${replay.length > 1 ? 's' : ''} accepted before the last stop are written first`);
       for (const m of replay) this.queue.add(m, () => {}, false);
     }
-    this.listener = createListener((req, res) => void this.handle(req, res), this.f.server_protocol, this.f.tls, this.f.receive_streamable);
+    this.listener = createListener((req, res) => void this.handle(req, res), this.f.server_protocol, this.f.tls, {
+      streaming: this.f.receive_streamable,
+      headersTimeoutMs: this.f.headers_timeout_ms,
+      keepAliveTimeoutMs: this.f.keep_alive_timeout_ms,
+      onServerAnswer: (status) => {
+        this.requests++;
+        this.responder.answeredByServer(status);
+      },
+    });
     await new Promise<void>((resolve, reject) => {
       this.listener!.server.once('error', (e: NodeJS.ErrnoException) =>
         reject(new BridgeError(e.code === 'EADDRINUSE' ? 'config' : 'connect', `cannot listen on ${u.host}:${u.port}: ${e.code === 'EADDRINUSE' ? 'the address is in use' : e.message}`, { cause: e })),
@@ -132,6 +142,8 @@ export class HttpSource implements Source {
     if (this.active >= this.f.concurrency_limit) return r.error(req, res, 503, 'too many requests in flight (concurrency_limit)', undefined, { 'retry-after': '1' });
     const length = Number(req.headers['content-length'] ?? 0);
     if (length > this.f.max_body_bytes) return r.error(req, res, 413, `body of ${length} bytes is over max_body_bytes (${this.f.max_body_bytes})`);
+    // Only now, admitted and within max_body_bytes: a client asking first may send its body.
+    if (String(req.headers.expect ?? '').toLowerCase() === '100-continue') res.writeContinue();
     const idHeader = req.headers[this.f.message_id_header.toLowerCase()];
     const id = typeof idHeader === 'string' ? parseId(idHeader) : undefined;
     this.active++;

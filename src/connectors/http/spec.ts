@@ -43,6 +43,8 @@ export const HTTP_FIELDS: readonly FieldSpec[] = [
   { name: 'receive_streamable', type: 'boolean', default: false, roles: CONSUMER, description: 'Read bodies as streams: one message per NDJSON line, SSE event or chunk.' },
   { name: 'server_protocol', type: 'enum', values: ['auto', 'http1_only', 'http2_only'], default: 'auto', roles: CONSUMER, description: 'HTTP versions accepted; http2_only on cleartext means h2c prior knowledge.' },
   { name: 'workers', type: 'integer', default: 0, min: 0, roles: CONSUMER, description: '0: one process; N: N worker processes sharing the port.' },
+  { name: 'headers_timeout_ms', type: 'integer', default: 10000, min: 1, roles: CONSUMER, description: 'A connection must send a request\'s headers (HTTP/2: open a stream) within this; silent ones are closed (HTTP/1.1: 408).' },
+  { name: 'keep_alive_timeout_ms', type: 'integer', default: 75000, min: 1, roles: CONSUMER, description: 'Idle connections (no request in flight) are closed after this. Keep it above the keep-alive timeout of a proxy in front (nginx: 60 s).' },
   { name: 'max_body_bytes', type: 'integer', default: 16 * 1024 * 1024, min: 1, roles: CONSUMER, description: 'Largest accepted request body (413 above).' },
 ];
 
