@@ -59,6 +59,9 @@ export function typeTables(): string {
     '  (which takes those bytes back as the geometry, SRID included), as `bytea` on PostgreSQL, `BLOB` on SQLite and base64',
     '  in NDJSON. A PostGIS `geometry` target column is not converted to yet: declare it `bytea`, or use',
     "  `ST_GeomFromWKB(substring(v from 5), get_byte(v, 0) + (get_byte(v, 1) << 8))` on the PostgreSQL side.",
+    '- **SQLite `STRICT` and `WITHOUT ROWID`**: a table bridge creates from a SQLite table (SQLite → SQLite) keeps them. In a',
+    "  `STRICT` table an `ANY` column keeps each value's storage class (`'42'` stays text); without `STRICT` the same column",
+    "  would convert it (`'42'` → 42, `'1e3'` → 1000).",
     '',
   );
   return out.join('\n');

@@ -1,11 +1,19 @@
+/** PostgreSQL's array text with explicit bounds: `[0:2]={…}`, `[1:1][0:1]={{…}}`. */
+export const BOUNDS = /^(\[-?\d+:-?\d+\])+=\{/;
+
 /**
  * Parses PostgreSQL's array text (`{1,2,"a b",NULL,{3,4}}`) into nested arrays of element text,
  * with null for NULL. Element values stay text so each is rendered by its own type afterwards.
  */
 export function parsePgArray(text: string): unknown {
   let i = 0;
-  // Arrays with explicit bounds start with `[1:2]=`.
-  if (text[0] === '[') i = text.indexOf('=') + 1;
+  // Arrays with explicit bounds start with `[1:2]=`. A lower bound other than 1 has no place in a
+  // JSON array: such an array stays PostgreSQL's text (a JSON string), which a PostgreSQL array
+  // column takes back with its bounds (see PgBinder.array).
+  if (text[0] === '[') {
+    i = text.indexOf('=') + 1;
+    if (BOUNDS.test(text) && [...text.slice(0, i).matchAll(/\[(-?\d+):/g)].some((m) => m[1] !== '1')) return text;
+  }
   const parse = (): unknown[] => {
     const out: unknown[] = [];
     i++; // {

@@ -1,6 +1,8 @@
 import type { JsonNode } from '../../core/json-exact.js';
 import { Binder, Reject } from '../sql/bind.js';
+import { stringValue, type RawField } from '../../core/json-fields.js';
 import { OFFSET } from '../sql/bind-rules.js';
+import { BOUNDS } from './array.js';
 import type { ColumnInfo } from '../sql/types.js';
 
 /** An element of a PostgreSQL array literal: numbers keep their text, strings are quoted, objects are their JSON text. */
@@ -36,6 +38,13 @@ export class PgBinder extends Binder {
 
   protected override decimalSpecial(special: string, col: ColumnInfo): boolean {
     return special === 'NaN' || col.precision === undefined;
+  }
+
+  /** An array with bounds other than 1 travels as PostgreSQL's own text (see parsePgArray): the server reads it back. */
+  protected override array(f: RawField, col: ColumnInfo): unknown {
+    if (f.kind !== 'string') return super.array(f, col);
+    const s = stringValue(f);
+    return BOUNDS.test(s) && !s.includes('\u0000') ? s : super.array(f, col);
   }
 
   protected override outArray(node: JsonNode, col: ColumnInfo): unknown {

@@ -182,7 +182,11 @@ function arrayRenderer(elem: ValueRenderer, o: RenderOptions): ValueRenderer {
     if (Array.isArray(v)) return '[' + v.map(walk).join(',') + ']';
     return elem(v);
   };
-  return (raw) => walk(typeof raw === 'string' && o.parseArray ? o.parseArray(raw) : raw);
+  return (raw) => {
+    const v = typeof raw === 'string' && o.parseArray ? o.parseArray(raw) : raw;
+    // A kind's array that a JSON array cannot hold exactly (PostgreSQL lower bounds) stays its text.
+    return typeof v === 'string' ? quote(v) : walk(v);
+  };
 }
 
 /** For values whose type the driver did not say (SQLite expressions): render by JS type. */
