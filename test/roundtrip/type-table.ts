@@ -62,6 +62,11 @@ export function typeTables(): string {
     '- **SQLite `STRICT` and `WITHOUT ROWID`**: a table bridge creates from a SQLite table (SQLite → SQLite) keeps them. In a',
     "  `STRICT` table an `ANY` column keeps each value's storage class (`'42'` stays text); without `STRICT` the same column",
     "  would convert it (`'42'` → 42, `'1e3'` → 1000).",
+    '- **PostgreSQL arrays whose lower bound is not 1** (`[0:2]={1,2,3}`) cannot be JSON arrays without losing the bound:',
+    "  such a value travels as PostgreSQL's own array text, a JSON string (in NDJSON, MySQL/MariaDB JSON, SQLite JSON text),",
+    '  and a PostgreSQL array column takes that text back with its bounds. Arrays starting at 1 are JSON arrays.',
+    '- **`timestamptz` targets** always receive a value with its offset; a zone-less value means UTC, whatever the',
+    "  session's `TimeZone` (`options=-c TimeZone=…` on the URL) says.",
     '',
   );
   return out.join('\n');
