@@ -65,6 +65,8 @@ export interface DescribedTable {
   columns: DescribedColumn[];
   primaryKey: string[];
   unique: string[][];
+  /** The source connector's own description of the table (a SQL source's TableInfo): only sinks of the same kind read it. */
+  detail?: unknown;
 }
 
 /** One line of a dry-run plan. */

@@ -172,12 +172,12 @@ export abstract class Dialect {
    */
   abstract columnType(name: string, src: ColumnInfo, srcUntyped: boolean, inKey?: boolean): string;
 
-  /** The column a `columnType()` definition creates, as introspection would describe it (for the dry run). */
-  abstract describeType(name: string, definition: string): ColumnInfo;
+  /** The column a `columnType()` definition creates (in a table with `options`), as introspection would describe it (for the dry run). */
+  abstract describeType(name: string, definition: string, options?: string[]): ColumnInfo;
 
-  /** `CREATE TABLE` of the given column definitions and constraints, doing nothing if the table exists. */
-  createTable(table: string, defs: string[]): string[] {
-    return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (${defs.join(', ')})`];
+  /** `CREATE TABLE` of the given column definitions and constraints (and table options, TableInfo.options), doing nothing if the table exists. */
+  createTable(table: string, defs: string[], options: string[] = []): string[] {
+    return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (${defs.join(', ')})${options.length ? ` ${options.join(', ')}` : ''}`];
   }
 
   /** Whether other sessions' open transactions can be listed (cursor paging's frontier waits for them). */

@@ -181,7 +181,7 @@ export class SqlSource implements Source {
       if (profiles?.[i]) detail.profile = profiles[i];
       return { name: c.name, type: c.type, dbType: c.dbType, kind: this.ep.kind, nullable: c.nullable, detail };
     });
-    return { columns, primaryKey: this.info.primaryKey, unique: this.info.uniqueSets };
+    return { columns, primaryKey: this.info.primaryKey, unique: this.info.uniqueSets, detail: this.info };
   }
 
   checkpoint(): string | undefined {

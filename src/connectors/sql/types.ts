@@ -64,6 +64,11 @@ export interface TableInfo {
   uniqueColumns: Set<string>;
   /** Column lists of the primary key and of every unique index. */
   uniqueSets: string[][];
+  /**
+   * Clauses after the column list of the kind's CREATE TABLE that change what the table keeps
+   * (SQLite `STRICT`, `WITHOUT ROWID`): typed creation into a table of the same kind repeats them.
+   */
+  options?: string[];
 }
 
 /** Builds uniqueColumns from the unique column lists. */

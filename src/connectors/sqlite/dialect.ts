@@ -12,6 +12,16 @@ function jsonCheckedColumns(createSql: string): Set<string> {
   return out;
 }
 
+/**
+ * `STRICT` (declared types enforced, ANY kept as given) and `WITHOUT ROWID` of a table, from
+ * pragma table_list (SQLite 3.37+; older libraries have neither, so nothing to keep).
+ */
+async function tableOptions(conn: SqlConnection, schema: string | undefined, name: string): Promise<string[]> {
+  const r = await conn.query(`SELECT strict, wr FROM pragma_table_list WHERE schema = ? AND name = ?`, [schema ?? 'main', name]).catch(() => undefined);
+  const [strict, wr] = r?.rows[0] ?? [];
+  return [...(Number(strict) === 1 ? ['STRICT'] : []), ...(Number(wr) === 1 ? ['WITHOUT ROWID'] : [])];
+}
+
 const NOW = "strftime('%Y-%m-%d %H:%M:%f','now')";
 
 export class SqliteDialect extends Dialect {
@@ -77,9 +87,12 @@ export class SqliteDialect extends Dialect {
     const pk: [number, string][] = [];
     const ddl = await conn.query(`SELECT sql FROM ${prefix}sqlite_master WHERE type = 'table' AND name = ?`, [this.baseName(table)]);
     const jsonChecked = jsonCheckedColumns(String(ddl.rows[0]?.[0] ?? ''));
+    const options = await tableOptions(conn, schema, this.baseName(table));
     const columns: ColumnInfo[] = info.rows.map(([, n, declared, notnull, , pkPos]) => {
       if (Number(pkPos) > 0) pk.push([Number(pkPos), String(n)]);
       const t = sqliteType(declared as string);
+      // In a STRICT table ANY keeps each value as given (no affinity), where elsewhere it is NUMERIC.
+      if (options.includes('STRICT') && String(declared).toUpperCase() === 'ANY') t.affinity = 'blob';
       return {
         name: String(n),
         // Undeclared columns take any storage class (affinity blob): rendered by each value's own type.
@@ -99,7 +112,7 @@ export class SqliteDialect extends Dialect {
       const cols = await conn.query(`PRAGMA ${prefix}index_info(${this.quote(String(row[1]))})`);
       uniqueSets.push(cols.rows.map((c) => String(c[2])));
     }
-    return withUniques({ exists: true, columns, primaryKey, uniqueSets });
+    return withUniques({ exists: true, columns, primaryKey, uniqueSets, ...(options.length ? { options } : {}) });
   }
 
   /**
@@ -128,9 +141,10 @@ export class SqliteDialect extends Dialect {
     return ` ON CONFLICT (${k}) DO UPDATE SET ${update.map((c) => `${this.quote(c)} = excluded.${this.quote(c)}`).join(', ')}`;
   }
 
-  describeType(name: string, definition: string): ColumnInfo {
+  describeType(name: string, definition: string, options: string[] = []): ColumnInfo {
     const declared = definition.replace(/\s*CHECK\s*\(.*$/i, '');
     const t = sqliteType(declared);
+    if (options.includes('STRICT') && declared.toUpperCase() === 'ANY') t.affinity = 'blob';
     const json = /json_valid/i.test(definition);
     return { name, type: json ? 'json' : (t.type ?? 'text'), dbType: declared, nullable: true, affinity: t.affinity, ...(t.scale === undefined ? {} : { scale: t.scale }) };
   }
