@@ -27,7 +27,9 @@ export async function readCells(kind: string, target: string, table: string, col
     const c = new pg.Client({ connectionString: PG_URL });
     await c.connect();
     await c.query("SET TimeZone = 'UTC'; SET extra_float_digits = 1");
-    const r = await c.query({ text: `SELECT id::text, ${cols.map((x) => `"${x}"::text`).join(', ')} FROM "${table}"`, rowMode: 'array' });
+    // Bit strings are marked: their digits are binary, where MariaDB's HEX() and SQLite's blobs are hex.
+    const expr = (x: string): string => `CASE WHEN pg_typeof("${x}")::text IN ('bit', 'bit varying') THEN 'b:' || "${x}"::text ELSE "${x}"::text END`;
+    const r = await c.query({ text: `SELECT id::text, ${cols.map(expr).join(', ')} FROM "${table}"`, rowMode: 'array' });
     await c.end();
     for (const row of r.rows as (string | null)[][]) cols.forEach((col, i) => put(row[0], col, row[i + 1] === null ? null : { text: row[i + 1]! }));
   } else if (kind === 'sqlite') {
@@ -110,6 +112,8 @@ export function meaning(family: Family, cell: Cell | null): string | null {
     case 'bytes':
       return text.replace(/^\\x/, '').toLowerCase();
     case 'bits':
+      // PostgreSQL bit strings (marked b:) and SQLite text of 0s and 1s are binary; the rest is hex.
+      if (text.startsWith('b:') || (cls === 'text' && /^[01]+$/.test(text))) return BigInt(`0b${text.replace(/^b:/, '') || '0'}`).toString();
       return BigInt(`0x${text.replace(/^\\x/, '') || '0'}`).toString();
     case 'time':
       return stripFraction(text);

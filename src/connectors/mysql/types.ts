@@ -83,6 +83,7 @@ export function mysqlAttributes(dataType: string, columnType: string, charLength
     case 'varbinary':
     case 'binary':
       if (charLength !== null && charLength !== undefined) out.maxLength = Number(charLength);
+      if (dataType === 'char') out.padded = 'trimmed';
       break;
     case 'year':
       Object.assign(out, { variant: 'year', min: '0', max: '2155' });
@@ -177,6 +178,10 @@ export function mysqlColumnType(src: ColumnInfo, srcUntyped: boolean): string {
       return 'CHAR(36)';
     default:
       if (src.labels && (src.variant === 'enum' || src.variant === 'set')) return `${src.variant.toUpperCase()}(${enumList(src.labels)})`;
+      // PostgreSQL bit(n) up to 64 bits is BIT(n); varbit keeps its length only as text of 0s and 1s.
+      if (src.variant === 'bit' && !/varying|varbit/i.test(src.dbType) && (src.maxLength ?? 1) <= 64) return `BIT(${src.maxLength ?? 1})`;
+      // CHAR holds 255 characters at most; a longer char(n) is a VARCHAR (the dry run flags its padding).
+      if (src.padded && src.maxLength !== undefined && src.maxLength <= 255 && !srcUntyped) return `CHAR(${src.maxLength})`;
       return src.maxLength !== undefined && src.maxLength <= 16000 && !srcUntyped ? `VARCHAR(${src.maxLength})` : 'LONGTEXT';
   }
 }

@@ -1,9 +1,10 @@
 import type { JsonNode } from '../../core/json-exact.js';
 import { Binder, Reject } from '../sql/bind.js';
 import { stringValue, type RawField } from '../../core/json-fields.js';
-import { OFFSET } from '../sql/bind-rules.js';
+import { BASE64, OFFSET } from '../sql/bind-rules.js';
+import { BIT_STRING, bytesToBits } from '../sql/bit-strings.js';
 import { BOUNDS } from './array.js';
-import type { ColumnInfo } from '../sql/types.js';
+import type { ColumnInfo, LogicalType } from '../sql/types.js';
 
 /** An element of a PostgreSQL array literal: numbers keep their text, strings are quoted, objects are their JSON text. */
 function element(n: JsonNode): string {
@@ -38,6 +39,24 @@ export class PgBinder extends Binder {
 
   protected override decimalSpecial(special: string, col: ColumnInfo): boolean {
     return special === 'NaN' || col.precision === undefined;
+  }
+
+  /**
+   * bit(n)/varbit(n) take 0s and 1s, checked here so that a rejection names the field (the server's
+   * own error does not); bytes (MySQL BIT) become their bits.
+   */
+  protected override text(f: RawField, fam: LogicalType | undefined, col: ColumnInfo): unknown {
+    if (col.variant !== 'bit' || f.kind !== 'string') return super.text(f, fam, col);
+    const fixed = !/varying|varbit/i.test(col.dbType);
+    let s = stringValue(f);
+    if (fam === 'bytes' || (fam === undefined && !BIT_STRING.test(s))) {
+      const bits = BASE64.test(s) ? bytesToBits(Buffer.from(s, 'base64'), col.maxLength, fixed) : undefined;
+      if (bits === undefined) throw new Reject(BASE64.test(s) ? `has more than the ${col.maxLength} bits of ${col.dbType}` : `is not base64 or a bit string for ${col.dbType}`);
+      s = bits;
+    }
+    if (!BIT_STRING.test(s)) throw new Reject(`is not a bit string (0s and 1s) for ${col.dbType}`);
+    if (col.maxLength !== undefined && (fixed ? s.length !== col.maxLength : s.length > col.maxLength)) throw new Reject(`has ${s.length} bits; ${col.dbType} takes ${fixed ? 'exactly' : 'at most'} ${col.maxLength}`);
+    return s;
   }
 
   /** An array with bounds other than 1 travels as PostgreSQL's own text (see parsePgArray): the server reads it back. */

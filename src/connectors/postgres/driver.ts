@@ -6,7 +6,7 @@ import { configError, type BridgeError, type ErrorKind } from '../../core/errors
 import { isNetworkError, isTlsError, wrap } from '../sql/errors.js';
 import type { PoolFactory } from '../sql/pool.js';
 import type { SqlConnection, SqlResult } from '../sql/types.js';
-import { pgType } from './types.js';
+import { knownOid, pgType } from './types.js';
 
 type PgModule = typeof import('pg');
 type PgClient = import('pg').Client;
@@ -48,13 +48,27 @@ export class PgConnection implements SqlConnection {
     client.on('end', () => (this.dead = true));
   }
 
+  /** Array type OIDs beyond the built-in list, as this database's pg_type tells them; others asked for are scalars. */
+  private readonly arrays = new Map<number, number>();
+  private readonly asked = new Set<number>();
+
   async query(sql: string, params: readonly unknown[] = []): Promise<SqlResult> {
     const r = await this.client.query({ text: sql, values: params as unknown[], rowMode: 'array', types: RAW_TYPES });
+    const fields = r.fields ?? [];
+    // An array of a type outside the built-in list (aclitem[], inet[], an enum's) was one string before.
+    const unknown = fields.map((f) => f.dataTypeID).filter((oid) => !knownOid(oid) && !this.asked.has(oid));
+    if (unknown.length) await this.learnTypes(unknown);
     return {
       rows: r.rows as unknown[][],
-      fields: (r.fields ?? []).map((f) => ({ name: f.name, ...pgType(f.dataTypeID) })),
+      fields: fields.map((f) => ({ name: f.name, ...pgType(f.dataTypeID, this.arrays) })),
       affected: r.rowCount ?? 0,
     };
+  }
+
+  private async learnTypes(oids: number[]): Promise<void> {
+    for (const oid of oids) this.asked.add(oid);
+    const r = await this.client.query({ text: "SELECT oid::int, typelem::int FROM pg_type WHERE oid = ANY($1::oid[]) AND typcategory = 'A' AND typelem <> 0", values: [oids], rowMode: 'array', types: RAW_TYPES });
+    for (const [oid, elem] of r.rows as string[][]) this.arrays.set(Number(oid), Number(elem));
   }
 
   /** A prepared, named statement: parsed once per connection, for hot insert paths. */

@@ -47,11 +47,17 @@ const ARRAYS: Record<number, number> = {
   1003: 19,
 };
 
-/** Logical type (and element type) of a PostgreSQL type OID. */
-export function pgType(oid: number): { type: LogicalType; elem?: LogicalType } {
+/** Whether the type of an OID is known without asking the server (see PgConnection.learnTypes). */
+export const knownOid = (oid: number): boolean => SCALARS[oid] !== undefined || ARRAYS[oid] !== undefined;
+
+/**
+ * Logical type (and element type) of a PostgreSQL type OID. `arrays`: array OIDs → element OIDs the
+ * server told (aclitem[], inet[], enum and domain arrays…), beyond the built-in list above.
+ */
+export function pgType(oid: number, arrays?: Map<number, number>): { type: LogicalType; elem?: LogicalType } {
   const s = SCALARS[oid];
   if (s) return { type: s };
-  const e = ARRAYS[oid];
+  const e = ARRAYS[oid] ?? arrays?.get(oid);
   if (e !== undefined) return { type: 'array', elem: SCALARS[e] ?? 'text' };
   return { type: 'text' };
 }
@@ -126,8 +132,10 @@ export function pgAttributes(udt: string, formatted: string): Partial<ColumnInfo
       out.floatBits = 53;
       break;
     case 'varchar':
-    case 'bpchar':
       if (n) out.maxLength = Number(n[1]);
+      break;
+    case 'bpchar':
+      if (n) Object.assign(out, { maxLength: Number(n[1]), padded: 'kept' });
       break;
     case 'timestamp':
     case 'timestamptz':
@@ -135,6 +143,13 @@ export function pgAttributes(udt: string, formatted: string): Partial<ColumnInfo
     case 'timetz':
       out.fraction = n ? Number(n[1]) : 6;
       if (base === 'timetz') out.variant = 'timetz';
+      break;
+    case 'bit':
+    case 'varbit':
+      // Text of 0s and 1s; maxLength is the width in bits (bit(n): exactly n; varbit(n): at most n).
+      out.variant = 'bit';
+      if (n) out.maxLength = Number(n[1]);
+      else if (base === 'bit') out.maxLength = 1;
       break;
     case 'interval':
       out.variant = 'interval';
@@ -166,7 +181,8 @@ export function pgColumnType(src: ColumnInfo, srcUntyped: boolean): string {
     case 'json':
       return src.variant === 'jsonb' ? 'jsonb' : 'json';
     case 'bytes':
-      return 'bytea';
+      // MySQL BIT(n) keeps its width as bit(n).
+      return src.variant === 'bit' ? `bit(${src.maxLength ?? 1})` : 'bytea';
     case 'date':
       return 'date';
     case 'time':
@@ -183,6 +199,9 @@ export function pgColumnType(src: ColumnInfo, srcUntyped: boolean): string {
       return src.dbType;
     default:
       if (src.variant === 'interval') return 'interval';
+      if (src.variant === 'bit') return `${/varying|varbit/i.test(src.dbType) ? 'bit varying' : 'bit'}${src.maxLength === undefined ? '' : `(${src.maxLength})`}`;
+      // CHAR(n) compares and reads as char(n) (padded): as varchar it would keep the spaces in the value.
+      if (src.padded && src.maxLength !== undefined && !srcUntyped) return `character(${src.maxLength})`;
       return src.maxLength !== undefined && !srcUntyped && !src.labels ? `varchar(${src.maxLength})` : 'text';
   }
 }

@@ -172,6 +172,14 @@ function json(s: Side, d: Side, v: Verdict): void {
 
 function bytes(s: Side, d: Side, v: Verdict): void {
   const st = s.col.type;
+  // A bit string (PostgreSQL bit/varbit) into MySQL BIT: its bits land, up to the width.
+  if (st === 'text' && s.col.variant === 'bit' && d.col.variant === 'bit') {
+    const sb = s.col.maxLength;
+    const db = d.col.maxLength ?? 1;
+    if (sb === undefined || sb > db) v.rejects.push(`values of more than ${db} bits`);
+    if (/varying|varbit/i.test(s.col.dbType)) v.lossy.push(`bit strings shorter than ${db} bits land padded with leading zeros`);
+    return;
+  }
   if (st !== 'bytes') {
     if (st === 'text') v.lossy.push('text stored as its UTF-8 bytes');
     else v.rejects.push(`${st} values, which are not bytes`);
@@ -191,11 +199,15 @@ function bytes(s: Side, d: Side, v: Verdict): void {
 function text(s: Side, d: Side, v: Verdict): void {
   const sc = s.col;
   const dc = d.col;
+  if (dc.variant === 'bit') return bitString(s, d, v);
   if (sc.type === 'bytes') v.lossy.push('bytes stored as their base64 text');
   const textual = (sc.type === 'text' && (!sc.labels || sc.labels.some((l) => l.includes('\u0000')))) || sc.type === 'json';
   if (textual && s.binder.textNul && !d.binder.textNul) v.rejects.push(`text holding NUL (\\u0000), which ${dc.dbType} cannot store`);
   const sChars = sc.maxLength ?? (sc.maxBytes !== undefined ? sc.maxBytes : sc.type === 'uuid' ? 36 : undefined);
   if (dc.maxLength !== undefined && (sChars === undefined || sChars > dc.maxLength)) v.rejects.push(`values longer than ${dc.maxLength} characters`);
+  // Values land as the source reads them: the target's comparisons then see (or miss) the spaces.
+  if (sc.padded === 'kept' && !dc.padded) v.lossy.push(`${sc.dbType} padding kept: values land padded with spaces to ${sc.maxLength} characters ('ab' as '${'ab'.padEnd(Math.min(sc.maxLength ?? 5, 5))}'), where ${dc.dbType} compares them with the spaces`);
+  if (sc.padded === 'trimmed' && !dc.padded) v.lossy.push(`${sc.dbType} padding trimmed: values land without trailing spaces (as MySQL/MariaDB reads CHAR), in a column that pads nothing`);
   const sBytes = sc.maxBytes ?? (sc.maxLength !== undefined ? sc.maxLength * 4 : sc.type === 'uuid' ? 36 : undefined);
   if (dc.maxBytes !== undefined && (sBytes === undefined || sBytes > dc.maxBytes)) v.rejects.push(`values longer than ${dc.maxBytes} bytes`);
   if (dc.labels) {
@@ -232,4 +244,15 @@ function storageClasses(s: Side, d: Side, v: Verdict): void {
     return;
   }
   for (const [cls, n] of Object.entries(s.profile)) if (typeof n === 'number' && cls !== 'null' && n > 0 && !fits.has(cls)) say(`${n} ${cls} value${n === 1 ? '' : 's'}`);
+}
+
+/** Into PostgreSQL bit(n)/varbit(n): bit strings and MySQL BIT bytes keep their bits; other text must be 0s and 1s. */
+function bitString(s: Side, d: Side, v: Verdict): void {
+  const sc = s.col;
+  const dc = d.col;
+  const fixed = !/varying|varbit/i.test(dc.dbType);
+  if (sc.variant !== 'bit') v.rejects.push(`values that are not bit strings of ${fixed ? 'exactly' : 'at most'} ${dc.maxLength ?? 'any number of'} bits`);
+  else if (dc.maxLength !== undefined && (sc.maxLength === undefined || sc.maxLength > dc.maxLength)) v.rejects.push(`values of more than ${dc.maxLength} bits`);
+  else if (fixed && sc.type === 'text' && (sc.maxLength !== dc.maxLength || /varying|varbit/i.test(sc.dbType))) v.rejects.push(`bit strings not exactly ${dc.maxLength} bits long`);
+  else if (!fixed && sc.type === 'bytes') v.lossy.push('MySQL BIT values land as whole bytes of bits (BIT(5) b\'00101\' as 00000101)');
 }

@@ -1,5 +1,6 @@
 import { parseJsonExact, isJson, type JsonNode } from '../../core/json-exact.js';
 import { stringValue, type RawField } from '../../core/json-fields.js';
+import { BIT_STRING, bitsToBytes } from './bit-strings.js';
 import { BASE64, familyOf, FALSE, FRACTION, type KindHolds, type NativeConverter, OFFSET, PASS_THROUGH, reject, sameType, SHORT_INT, show, type SourceColumn, TRUE, type Converter, type Typed, utcText } from './bind-rules.js';
 import { nativeConverterOf, type NativeOptions } from './native-converter.js';
 import { decimalText, fitsDouble, fitsFloat32, integerInRange, parseDecimal, specialNumber, type Decimal } from './exact.js';
@@ -188,6 +189,11 @@ export class Binder {
   protected bytes(f: RawField, fam: LogicalType | undefined, col: ColumnInfo): unknown {
     if (f.kind !== 'string') return reject(`is a JSON ${f.kind}; ${col.dbType} takes base64 text`);
     const s = stringValue(f);
+    // A bit string of a typed source (PostgreSQL bit/varbit) into MySQL BIT: its bits, not its characters' bytes.
+    if (col.variant === 'bit' && fam === 'text' && BIT_STRING.test(s)) {
+      const bits = bitsToBytes(s, col.maxLength ?? 1);
+      return bits ? this.outBytes(bits, col) : reject(`has more than the ${col.maxLength ?? 1} bits of ${col.dbType}`);
+    }
     let b: Buffer;
     if (fam === undefined || fam === 'bytes') {
       if (!BASE64.test(s)) return reject(`is not base64 (bytes columns take base64 text): ${show(s)}`);
