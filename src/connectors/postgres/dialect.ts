@@ -17,6 +17,7 @@ const FORMAT_NAMES: Record<string, string> = {
   'double precision': 'float8',
   'time with time zone': 'timetz',
   'character varying': 'varchar',
+  'bit varying': 'varbit',
   character: 'bpchar',
   'timestamp with time zone': 'timestamptz',
   'timestamp without time zone': 'timestamp',
@@ -55,18 +56,22 @@ export class PostgresDialect extends Dialect {
     const reg = this.table(table);
     const cols = await conn.query(
       `SELECT a.attname, CASE WHEN t.typtype = 'd' THEN bt.typname ELSE t.typname END, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
-              (SELECT array_agg(e.enumlabel ORDER BY e.enumsortorder)::text FROM pg_enum e WHERE e.enumtypid = COALESCE(NULLIF(t.typbasetype, 0), t.oid))
+              (SELECT array_agg(e.enumlabel ORDER BY e.enumsortorder)::text FROM pg_enum e WHERE e.enumtypid = COALESCE(NULLIF(t.typbasetype, 0), t.oid)),
+              a.attgenerated::text, CASE WHEN a.attgenerated <> '' THEN pg_get_expr(d.adbin, d.adrelid) END
          FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid LEFT JOIN pg_type bt ON bt.oid = t.typbasetype
+         LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
         WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
       [reg],
     );
     if (cols.rows.length === 0) return MISSING_TABLE;
-    const columns: ColumnInfo[] = cols.rows.map(([name, udt, fmt, nullable, labels]) => {
+    const columns: ColumnInfo[] = cols.rows.map(([name, udt, fmt, nullable, labels, generated, expr]) => {
       const base = String(udt).replace(/^_/, '');
       const c: ColumnInfo = { name: name as string, ...pgTypeFromName(udt as string), dbType: fmt as string, nullable: nullable === 't' || nullable === true };
       if (!String(udt).startsWith('_')) Object.assign(c, pgAttributes(String(udt), String(fmt)));
       if (typeof labels === 'string') Object.assign(c, { variant: 'enum', labels: parsePgArray(labels) as string[] });
       if (BUILTIN_CASTS.has(base)) c.castType = String(udt).startsWith('_') ? `${base}[]` : base;
+      // attgenerated: 's' stored, 'v' virtual (PostgreSQL 18), '' an ordinary column.
+      if (generated === 's' || generated === 'v') c.generated = { expr: String(expr), stored: generated === 's' };
       return c;
     });
     const keys = await conn.query(
@@ -128,6 +133,11 @@ export class PostgresDialect extends Dialect {
 
   columnType(_name: string, src: ColumnInfo, srcUntyped: boolean): string {
     return pgColumnType(src, srcUntyped);
+  }
+
+  /** PostgreSQL before 18 has only stored generated columns: a virtual one is re-created stored (the same values). */
+  override generatedColumn(expr: string): string {
+    return `GENERATED ALWAYS AS (${expr}) STORED`;
   }
 
   createQueueTable(table: string): string[] {

@@ -40,6 +40,11 @@ export interface ColumnInfo {
   maxBytes?: number;
   /** Fractional-second digits a time/timestamp column keeps. */
   fraction?: number;
+  /**
+   * CHAR(n): values are padded with spaces to n characters. `kept`: reads return the padding
+   * (PostgreSQL); `trimmed`: reads return values without trailing spaces (MySQL/MariaDB).
+   */
+  padded?: 'kept' | 'trimmed';
   /** Allowed values of ENUM/SET columns. */
   labels?: string[];
   /** A kind-specific flavour the family alone does not tell (see ColumnVariant). */
