@@ -53,7 +53,9 @@ export class PgConnection implements SqlConnection {
   private readonly asked = new Set<number>();
 
   async query(sql: string, params: readonly unknown[] = []): Promise<SqlResult> {
-    const r = await this.client.query({ text: sql, values: params as unknown[], rowMode: 'array', types: RAW_TYPES });
+    const r = await this.client.query({ text: sql, values: params as unknown[], rowMode: 'array', types: RAW_TYPES }).catch((e: unknown) => {
+      throw nameColumn(e, sql);
+    });
     const fields = r.fields ?? [];
     // An array of a type outside the built-in list (aclitem[], inet[], an enum's) was one string before.
     const unknown = fields.map((f) => f.dataTypeID).filter((oid) => !knownOid(oid) && !this.asked.has(oid));
@@ -124,6 +126,25 @@ export function pgConfig(ep: Endpoint, warn: (s: string) => void): Record<string
 }
 
 /** Classifies a pg error by SQLSTATE class (decisions §9, §10). */
+/**
+ * A value the server itself refused names its column: PostgreSQL says only which parameter
+ * (`unnamed portal parameter $2`) or which COPY column it was. Inserts bind each row's values in
+ * the column list's order, so parameter $n is column (n - 1) mod the list's length.
+ */
+export function nameColumn(e: unknown, sql: string): unknown {
+  const err = e as { code?: string; where?: string; message?: string };
+  if (!err?.code?.startsWith('22') || typeof err.where !== 'string' || typeof err.message !== 'string') return e;
+  let column = /^COPY [^,]+, line \d+, column ([^:]+):/.exec(err.where)?.[1];
+  const param = /parameter \$(\d+)/.exec(err.where)?.[1];
+  const list = /^\s*INSERT INTO [^(]+\(([^)]*)\)\s*VALUES/i.exec(sql)?.[1];
+  if (column === undefined && param && list) {
+    const cols = list.split(',').map((c) => c.trim().replace(/^"|"$/g, '').replace(/""/g, '"'));
+    column = cols[(Number(param) - 1) % cols.length];
+  }
+  if (column !== undefined) err.message = `field ${column}: ${err.message}`;
+  return e;
+}
+
 export function classifyPg(e: unknown, connecting = false): BridgeError {
   const code = (e as { code?: string })?.code ?? '';
   let kind: ErrorKind = 'fatal';

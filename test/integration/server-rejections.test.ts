@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bridge, tempDir, writeNdjson } from '../helpers/bridge.js';
+import { mysqlLike, postgres, type TestDb } from '../helpers/databases.js';
+
+/**
+ * Issue 26: a value PostgreSQL itself refuses (a date that does not exist, a zero date, text that
+ * is no inet) was reported without its column ("date/time field value out of range: …"). The
+ * server says only which parameter or COPY column it was; bridge names the field.
+ */
+const dir = tempDir();
+let pg: TestDb;
+let maria: TestDb;
+beforeAll(async () => {
+  pg = await postgres();
+  maria = await mysqlLike('mariadb');
+  await pg.exec('DROP TABLE IF EXISTS t_server_rejects');
+  await pg.exec('CREATE TABLE t_server_rejects (id int PRIMARY KEY, d date, n inet)');
+  await maria.exec('DROP TABLE IF EXISTS t_zero_dates');
+  await maria.exec('CREATE TABLE t_zero_dates (id int PRIMARY KEY, d date)');
+  await maria.exec("SET SESSION sql_mode = ''");
+  await maria.exec("INSERT INTO t_zero_dates VALUES (1, '2024-01-01'), (2, '0000-00-00')");
+});
+afterAll(async () => {
+  await pg.close();
+  await maria.close();
+});
+
+describe('rejections raised by PostgreSQL itself name the field', () => {
+  for (const [what, rows, field] of [
+    ['a date that does not exist', [{ id: 1, d: '2024-02-30', n: null }], 'd'],
+    ['text that is no inet', [{ id: 2, d: '2024-02-28', n: 'not-an-address' }], 'n'],
+  ] as const)
+    for (const extra of ['', '&key=id'])
+      it(`${what}${extra ? ' (key= upsert)' : ''}: exit 4, the error names field ${field}`, async () => {
+        const src = writeNdjson(dir, `r${field}${extra ? 'k' : ''}.ndjson`, [...rows]);
+        const r = await bridge(['copy', src, pg.url('t_server_rejects', `columns=auto${extra}`), '--progress', 'none']);
+        expect(r.exitCode).toBe(4);
+        expect(r.stderr).toMatch(new RegExp(`rejected.*: field ${field}: `));
+      });
+
+  it('a MariaDB zero date into PostgreSQL: exit 4 naming the field', async () => {
+    await pg.exec('DROP TABLE IF EXISTS t_zero_dates');
+    await pg.exec('CREATE TABLE t_zero_dates (id int PRIMARY KEY, d date)');
+    const r = await bridge(['copy', maria.url('t_zero_dates'), pg.url('t_zero_dates', 'columns=auto'), '--progress', 'none']);
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toMatch(/field d/);
+  });
+});
