@@ -30,6 +30,7 @@ complete -c bridge -n '__fish_seen_subcommand_from copy' -l delete-after-read
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l extra-column
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l fire-and-forget
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l headers-timeout-ms
+complete -c bridge -n '__fish_seen_subcommand_from copy' -l idempotency-window-ms
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l inline-response-fast-path
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l insert-query
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l internal-buffer-size
@@ -88,6 +89,7 @@ complete -c bridge -n '__fish_seen_subcommand_from tail' -l delete-after-read
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l extra-column
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l fire-and-forget
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l headers-timeout-ms
+complete -c bridge -n '__fish_seen_subcommand_from tail' -l idempotency-window-ms
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l inline-response-fast-path
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l insert-query
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l internal-buffer-size
@@ -143,6 +145,7 @@ complete -c bridge -n '__fish_seen_subcommand_from serve' -l delete-after-read
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l extra-column
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l fire-and-forget
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l headers-timeout-ms
+complete -c bridge -n '__fish_seen_subcommand_from serve' -l idempotency-window-ms
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l inline-response-fast-path
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l insert-query
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l internal-buffer-size
@@ -188,7 +191,7 @@ function __bridge_url
     set -l sep (string sub -s (math (string length -- $base) + 1) -l 1 -- $cur)
     set -l fields table username password tls shared max_connections min_connections acquire_timeout_ms idle_timeout_ms max_lifetime_ms test_before_acquire auto_create_table bulk_copy columns extra_column key insert_query lookup_query select_query delete_after_read cursor_column cursor_id partition key_range cursor_lag_ms checkpoint_store source_metadata timestamps polling_interval_ms max_polling_interval_ms publication slot_name temporary_slot create_publication
     if string match -q -- 'http*' $cur
-      set fields method path basic_auth custom_headers tls request_timeout_ms compression_enabled compression compression_threshold_bytes batch_concurrency pool_idle_timeout_ms tcp_keepalive_ms shared stream_response_to retry_after_max_ms concurrency_limit fire_and_forget spool_dir spool_max_bytes inline_response_fast_path internal_buffer_size message_id_header receive_streamable server_protocol workers headers_timeout_ms keep_alive_timeout_ms max_body_bytes
+      set fields method path basic_auth custom_headers tls request_timeout_ms compression_enabled compression compression_threshold_bytes batch_concurrency pool_idle_timeout_ms tcp_keepalive_ms shared stream_response_to retry_after_max_ms concurrency_limit fire_and_forget spool_dir spool_max_bytes inline_response_fast_path internal_buffer_size message_id_header receive_streamable server_protocol workers headers_timeout_ms keep_alive_timeout_ms idempotency_window_ms max_body_bytes
     end
     for f in $fields
       echo "$base$sep$f="

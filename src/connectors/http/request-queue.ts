@@ -63,7 +63,8 @@ export class RequestQueue {
     const final = new Promise<Outcome>((r) => (settleFinal = r));
     const answer = new Promise<Outcome>((resolve) => {
       const timer = setTimeout(() => {
-        const o = this.withdraw(m) ? { status: 504, error: `no reply within request_timeout_ms (${timeoutMs} ms); the message was not written` } : { status: 504, error: `no reply within request_timeout_ms (${timeoutMs} ms); its write had started and may still land: send requests with an Idempotency-Key header and retry with the same key to have it written once` };
+        if (!this.withdraw(m)) return resolve({ status: 504, error: `no reply within request_timeout_ms (${timeoutMs} ms); its write had started and may still land: retry with the same Idempotency-Key header to have it written once` });
+        const o = { status: 504, error: `no reply within request_timeout_ms (${timeoutMs} ms); the message was not written` };
         settleFinal(o);
         resolve(o);
       }, timeoutMs);

@@ -73,13 +73,13 @@ export class Responder {
   }
 
   /** The answer to one message: the sink's reply (200), nothing (204), not found (404), or the error. */
-  answer(req: Req, res: Res, m: Message, o: Outcome): Promise<void> {
+  answer(req: Req, res: Res, m: Message, o: Outcome, headers: Record<string, string> = {}): Promise<void> {
     if (o === CANCELLED) return Promise.resolve(this.cancelled(req));
-    if ('status' in o) return this.error(req, res, o.status, o.error, m.idHex);
+    if ('status' in o) return this.error(req, res, o.status, o.error, m.idHex, headers);
     const r = o.reply;
-    if (!r) return this.send(req, res, 204, undefined, { 'message-id': m.idHex });
-    if (r.metadata?.['bridge.lookup'] === 'not_found') return this.error(req, res, 404, 'not found', m.idHex);
+    if (!r) return this.send(req, res, 204, undefined, { 'message-id': m.idHex, ...headers });
+    if (r.metadata?.['bridge.lookup'] === 'not_found') return this.error(req, res, 404, 'not found', m.idHex, headers);
     const type = r.isJson ? 'application/json' : (r.metadata?.['http.content_type'] ?? 'application/octet-stream');
-    return this.send(req, res, 200, r.bytes(), { 'content-type': type, 'message-id': m.idHex });
+    return this.send(req, res, 200, r.bytes(), { 'content-type': type, 'message-id': m.idHex, ...headers });
   }
 }

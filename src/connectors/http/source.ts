@@ -11,9 +11,11 @@ import { readBody, RequestCancelled } from './body.js';
 import { BodyTooLarge, decompress } from './codecs.js';
 import { createListener, type Listener, type Protocol } from './listener.js';
 import { RequestQueue } from './request-queue.js';
-import { outcomeOf, requestMessage } from './request-message.js';
+import { outcomeOf } from './request-message.js';
 import { Responder, type Outcome, type Req, type Res } from './responder.js';
-import { receiveStreamed, type StreamIntake } from './streamed-request.js';
+import { IdempotencyKeys } from './idempotency.js';
+import { receiveSingle, type SingleIntake } from './single-request.js';
+import { receiveStreamed } from './streamed-request.js';
 import { Spool } from './spool.js';
 
 interface Fields {
@@ -35,18 +37,10 @@ interface Fields {
   max_body_bytes: number;
   headers_timeout_ms: number;
   keep_alive_timeout_ms: number;
+  idempotency_window_ms: number;
   spool_dir?: string;
   spool_max_bytes: number;
 }
-
-/**
- * Calls back when the connection or stream closes before an answer was started (the client gave
- * up). Not `writableFinished`: Node's HTTP/2 compatibility layer reports a reset stream as finished.
- */
-const clientGone = (res: Res) => (then: () => void) =>
-  (res as NodeJS.EventEmitter).once('close', () => {
-    if (!res.headersSent) then();
-  });
 
 /** fire_and_forget: how long a batch may wait to fill up (the write's latency, not the client's). */
 const LINGER_MS = 10;
@@ -75,8 +69,8 @@ export class HttpSource implements Source {
   private ready!: Promise<void>;
   private markReady!: () => void;
   private ctx!: SourceContext;
-  /** What a streamed request needs from the source. */
-  private readonly intake: StreamIntake;
+  /** What a request needs from the source. */
+  private readonly intake: SingleIntake;
 
   constructor(private readonly ep: Endpoint) {
     this.f = ep.fields as unknown as Fields;
@@ -87,7 +81,9 @@ export class HttpSource implements Source {
     if (this.f.spool_dir !== undefined && !this.f.fire_and_forget) throw configError('spool_dir keeps what fire_and_forget answered 202: set fire_and_forget=true, or drop spool_dir');
     this.spool = this.f.spool_dir === undefined ? undefined : new Spool(this.f.spool_dir, this.f.spool_max_bytes);
     this.queue = new RequestQueue(this.spool);
-    this.intake = { fields: this.f, queue: this.queue, responder: this.responder, accept: (m) => this.accept(m), body: (req, res) => this.body(req, res) };
+    const keys = this.f.fire_and_forget ? undefined : new IdempotencyKeys(this.f.idempotency_window_ms);
+    const inline = (m: Message): Promise<Outcome> => this.runInline(m);
+    this.intake = { fields: this.f, queue: this.queue, responder: this.responder, keys, inline: () => (this.inline ? inline : undefined), accept: (m) => this.accept(m), body: (req, res) => this.body(req, res) };
   }
 
   async open(ctx: SourceContext): Promise<void> {
@@ -149,7 +145,7 @@ export class HttpSource implements Source {
     this.active++;
     try {
       if (this.f.receive_streamable) await receiveStreamed(this.intake, req, res, id);
-      else await this.single(req, res, id);
+      else await receiveSingle(this.intake, req, res, id);
     } finally {
       this.active--;
       this.queue.wakeup.notify();
@@ -177,20 +173,6 @@ export class HttpSource implements Source {
     }
     this.queue.add(m, () => {}, false);
     return true;
-  }
-
-  private async single(req: Req, res: Res, id: bigint | undefined): Promise<void> {
-    const r = this.responder;
-    const body = await this.body(req, res);
-    if (body === undefined) return;
-    const m = requestMessage(body, req, id);
-    if (this.inline) return r.answer(req, res, m, await this.runInline(m));
-    if (this.queue.length >= this.f.internal_buffer_size) return r.error(req, res, 503, 'the internal buffer is full (internal_buffer_size)', m.idHex, { 'retry-after': '1' });
-    if (this.f.fire_and_forget) {
-      if (!(await this.accept(m))) return r.error(req, res, 503, 'the spool is full (spool_max_bytes)', m.idHex, { 'retry-after': '1' });
-      return r.send(req, res, 202, JSON.stringify({ message_id: m.idHex }), { 'content-type': 'application/json' });
-    }
-    return r.answer(req, res, m, await this.queue.wait(m, this.f.request_timeout_ms, clientGone(res)));
   }
 
   private async runInline(m: Message): Promise<Outcome> {

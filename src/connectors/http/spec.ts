@@ -45,6 +45,7 @@ export const HTTP_FIELDS: readonly FieldSpec[] = [
   { name: 'workers', type: 'integer', default: 0, min: 0, roles: CONSUMER, description: '0: one process; N: N worker processes sharing the port.' },
   { name: 'headers_timeout_ms', type: 'integer', default: 10000, min: 1, roles: CONSUMER, description: 'A connection must send a request\'s headers (HTTP/2: open a stream) within this; silent ones are closed (HTTP/1.1: 408).' },
   { name: 'keep_alive_timeout_ms', type: 'integer', default: 75000, min: 1, roles: CONSUMER, description: 'Idle connections (no request in flight) are closed after this. Keep it above the keep-alive timeout of a proxy in front (nginx: 60 s).' },
+  { name: 'idempotency_window_ms', type: 'integer', default: 600000, min: 1, roles: CONSUMER, description: 'A request repeating the Idempotency-Key of one written this long ago or less is answered with its outcome, not written again.' },
   { name: 'max_body_bytes', type: 'integer', default: 16 * 1024 * 1024, min: 1, roles: CONSUMER, description: 'Largest accepted request body (413 above).' },
 ];
 
