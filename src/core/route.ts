@@ -86,6 +86,8 @@ export interface SourceContext {
   exitWhenDrained: boolean;
   /** --dry-run: connect and describe, but create and write nothing. */
   dryRun: boolean;
+  /** Aborted by SIGINT/SIGTERM: a source whose opening can wait long (creating a replication slot) gives up and undoes it. */
+  stop?: AbortSignal;
 }
 
 /** A consumer endpoint: yields batches, pulled by the pipeline (backpressure = not calling next). */

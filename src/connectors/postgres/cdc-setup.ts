@@ -2,7 +2,9 @@ import { configError, type BridgeError } from '../../core/errors.js';
 import type { DescribedTable } from '../../core/route.js';
 import type { SqlConnection, TableInfo } from '../sql/types.js';
 import { parseLsn } from './pgoutput.js';
-import { classifyPg } from './driver.js';
+import { classifyPg, pgPoolFactory } from './driver.js';
+import type { Endpoint } from '../../config/endpoint.js';
+import type { Database } from '../sql/database.js';
 import { postgresKind } from './index.js';
 
 type Query = (sql: string, params?: unknown[]) => Promise<unknown[][]>;
@@ -16,13 +18,14 @@ export async function prepareCapture(
   conn: SqlConnection['query'],
   f: { table: string; publication: string; slot_name: string; create_publication: boolean; temporary_slot: boolean },
   dryRun: boolean,
-): Promise<{ info: TableInfo; walEnd: bigint }> {
+  slotMaker?: SlotMaker,
+): Promise<{ info: TableInfo; walEnd: bigint; stopped?: boolean }> {
   const level = String((await q('SHOW wal_level'))[0]![0]);
   if (level !== 'logical') throw configError(`change capture needs wal_level=logical (the server has ${level}): run ALTER SYSTEM SET wal_level = logical; then restart PostgreSQL`);
   const info = await postgresKind.dialect.introspect({ query: conn }, f.table);
   if (!info.exists) throw configError(`table ${f.table} does not exist in the postgres source`);
   await ensurePublication(q, f.publication, f.table, f.create_publication, dryRun);
-  if (!dryRun && !f.temporary_slot) await ensureSlot(q, f.slot_name);
+  if (!dryRun && !f.temporary_slot && (await ensureSlot(q, f.slot_name, slotMaker)) === 'stopped') return { info, walEnd: 0n, stopped: true };
   return { info, walEnd: parseLsn(String((await q('SELECT pg_current_wal_lsn()::text'))[0]![0])) };
 }
 
@@ -73,22 +76,77 @@ export async function ensurePublication(q: Query, pub: string, table: string, cr
   }
 }
 
-/** Creates the replication slot if missing; refuses one of another plugin or in use. */
-export async function ensureSlot(q: Query, slot: string): Promise<void> {
+/**
+ * How a slot is created so that a stop can interrupt it: creating one waits for every transaction
+ * that has written, in any database, which can take as long as the longest of them.
+ */
+export interface SlotMaker {
+  stop: AbortSignal;
+  /** Runs `fn` on one connection, told that connection's backend pid. */
+  withSession<T>(fn: (query: Query, pid: string) => Promise<T>): Promise<T>;
+  /** Cancels the statement the backend `pid` runs (from a connection of its own). */
+  cancel(pid: string): Promise<void>;
+}
+
+/** Creates the replication slot if missing; refuses one of another plugin or in use. 'stopped': a stop came first, and no slot of this run is left. */
+export async function ensureSlot(q: Query, slot: string, maker?: SlotMaker): Promise<'ok' | 'stopped'> {
   const rows = await q('SELECT plugin, active_pid, database FROM pg_replication_slots WHERE slot_name = $1', [slot]);
   if (rows.length === 0) {
+    if (maker?.stop.aborted) return 'stopped';
     try {
-      await q(`SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, [slot]);
+      if (!maker) await q(`SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, [slot]);
+      else if ((await createStoppably(slot, maker)) === 'stopped') return 'stopped';
     } catch (e) {
       const code = causeCode(e);
       if (code === '42501') throw configError(`creating replication slot ${slot} needs the REPLICATION attribute: ALTER ROLE <user> WITH REPLICATION`);
       if (code !== '42710') throw e; // created by someone else meanwhile: fine
     }
-    return;
+    return 'ok';
   }
   const [plugin, pid] = rows[0]!;
   if (plugin !== 'pgoutput') throw configError(`replication slot ${slot} uses the ${String(plugin)} plugin, not pgoutput: choose another slot_name`);
   if (pid !== null && pid !== undefined) throw configError(`replication slot ${slot} is in use by server process ${String(pid)} (another bridge tail?): stop it, or give this one another slot_name`);
+  return 'ok';
+}
+
+/** Slot creation that a stop cancels: the statement runs on one pooled connection, the cancel on a connection of its own. */
+export function slotMaker(db: Database, ep: Endpoint, warn: (s: string) => void, stop: AbortSignal): SlotMaker {
+  return {
+    stop,
+    withSession: (fn) =>
+      db.withConnection(async (c) => {
+        const pid = String((await c.query('SELECT pg_backend_pid()')).rows[0]![0]);
+        return fn(async (sql, params) => (await c.query(sql, params)).rows, pid);
+      }),
+    cancel: async (pid) => {
+      const c = await pgPoolFactory(ep, warn).create();
+      try {
+        await c.query('SELECT pg_cancel_backend($1::int)', [pid]);
+      } finally {
+        await c.client.end();
+      }
+    },
+  };
+}
+
+/** Creates the slot; a stop meanwhile cancels the creation, and drops the slot if it was made all the same. */
+async function createStoppably(slot: string, maker: SlotMaker): Promise<'ok' | 'stopped'> {
+  return maker.withSession(async (query, pid) => {
+    const onStop = (): void => void maker.cancel(pid).catch(() => {});
+    maker.stop.addEventListener('abort', onStop, { once: true });
+    try {
+      await query(`SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, [slot]);
+    } catch (e) {
+      if (maker.stop.aborted && causeCode(e) === '57014') return 'stopped';
+      throw e;
+    } finally {
+      maker.stop.removeEventListener('abort', onStop);
+    }
+    if (!maker.stop.aborted) return 'ok';
+    // Made just as the stop came: nothing has read from it, so it goes.
+    await query('SELECT pg_drop_replication_slot($1)', [slot]);
+    return 'stopped';
+  });
 }
 
 /** The slot's WAL retention, for the line a stopped tail prints. */

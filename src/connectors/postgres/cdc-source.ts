@@ -6,7 +6,7 @@ import { Wakeup } from '../../core/wakeup.js';
 import { openDatabase, type Database } from '../sql/database.js';
 import type { TableInfo } from '../sql/types.js';
 import { parsePgArray } from './array.js';
-import { describeCaptured, explainStreamError, lostTemporarySlot, prepareCapture, slotHolds, slotLag } from './cdc-setup.js';
+import { describeCaptured, explainStreamError, lostTemporarySlot, prepareCapture, slotHolds, slotLag, slotMaker } from './cdc-setup.js';
 import { pgConfig } from './driver.js';
 import { postgresKind } from './index.js';
 import { ChangeAssembler, type Item } from './cdc-changes.js';
@@ -36,6 +36,8 @@ export class CdcSource implements Source {
   private received = 0n;
   private drainTarget = 0n;
   private failure: BridgeError | undefined;
+  /** A stop came while the slot was being created: nothing to stream. */
+  private stoppedEarly = false;
   private readonly wakeup = new Wakeup();
   private timer: NodeJS.Timeout | undefined;
   private paused = false;
@@ -60,9 +62,14 @@ export class CdcSource implements Source {
     const opened = await openDatabase(this.ep, postgresKind, ctx.warn);
     this.db = opened.db;
     this.releaseDb = opened.release;
-    const ready = await prepareCapture(this.q, (s, p) => this.db.query(s, p), this.f, ctx.dryRun);
+    const ready = await prepareCapture(this.q, (s, p) => this.db.query(s, p), this.f, ctx.dryRun, ctx.stop && slotMaker(this.db, this.ep, ctx.warn, ctx.stop));
     this.info = ready.info;
     this.drainTarget = ready.walEnd;
+    if (ready.stopped) {
+      ctx.warn(`stopped while replication slot ${this.f.slot_name} was being created (it waits for every transaction that has written): no slot was left`);
+      this.stoppedEarly = true;
+      return;
+    }
     if (ctx.dryRun) return;
     await this.streamFromSlot();
     this.lagTimer = setInterval(() => void this.updateLag(), 2000);
@@ -148,7 +155,7 @@ export class CdcSource implements Source {
 
   async next(max: number, signal: AbortSignal): Promise<SourceBatch | null> {
     for (;;) {
-      if (signal.aborted) return null;
+      if (signal.aborted || this.stoppedEarly) return null;
       if (this.failure) {
         const e = this.failure;
         if (e.kind !== 'transient') throw e;
