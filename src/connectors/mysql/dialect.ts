@@ -1,6 +1,7 @@
 import { MysqlBinder } from './bind.js';
 import { Dialect, type TransactionListing } from '../sql/dialect.js';
-import { MISSING_TABLE, withUniques, type ColumnInfo, type LogicalType, type SqlConnection, type TableInfo } from '../sql/types.js';
+import type { ColumnInfo, LogicalType, SqlConnection, TableInfo } from '../sql/types.js';
+import { introspectTable } from './introspect.js';
 import { mysqlAttributes, mysqlColumnType, mysqlType } from './types.js';
 
 /** Numbers the transaction listings, so each can find its own query in INNODB_TRX. */
@@ -57,49 +58,8 @@ export class MysqlDialect extends Dialect {
     return `CURRENT_TIMESTAMP(6) + INTERVAL ${Math.trunc(seconds)} SECOND`;
   }
 
-  async introspect(conn: SqlConnection, table: string): Promise<TableInfo> {
-    const schema = this.schemaOf(table) ?? null;
-    const name = this.baseName(table);
-    const cols = await conn.query(
-      `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, NUMERIC_SCALE, CHARACTER_MAXIMUM_LENGTH, NUMERIC_PRECISION, DATETIME_PRECISION FROM information_schema.COLUMNS
-        WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
-      [schema, name],
-    );
-    if (cols.rows.length === 0) return MISSING_TABLE;
-    // MariaDB's JSON is LONGTEXT with a json_valid() check: find those columns to embed them as JSON.
-    const jsonCols = new Set<string>();
-    try {
-      const checks = await conn.query(
-        `SELECT CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?`,
-        [schema, name],
-      );
-      for (const [clause] of checks.rows) {
-        const m = /^json_valid\(`(.+)`\)$/i.exec(String(clause));
-        if (m) jsonCols.add(m[1]!.replace(/``/g, '`'));
-      }
-    } catch {
-      /* MySQL's CHECK_CONSTRAINTS has no TABLE_NAME; its JSON columns are typed anyway */
-    }
-    const columns: ColumnInfo[] = cols.rows.map(([n, dt, ct, nullable, scale, chars, prec, frac]) => {
-      const json = jsonCols.has(String(n));
-      const dataType = String(dt).toLowerCase();
-      return {
-        name: String(n),
-        type: json ? 'json' : mysqlType(dataType, String(ct).toLowerCase()),
-        dbType: String(ct),
-        nullable: nullable === 'YES',
-        ...(scale === null || scale === undefined ? {} : { scale: Number(scale) }),
-        ...(json ? {} : mysqlAttributes(dataType, String(ct).toLowerCase(), chars, prec, scale, frac)),
-      };
-    });
-    const idx = await conn.query(
-      `SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS
-        WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND NON_UNIQUE = 0 ORDER BY INDEX_NAME, SEQ_IN_INDEX`,
-      [schema, name],
-    );
-    const sets = new Map<string, string[]>();
-    for (const [index, col] of idx.rows) sets.set(String(index), [...(sets.get(String(index)) ?? []), String(col)]);
-    return withUniques({ exists: true, columns, primaryKey: sets.get('PRIMARY') ?? [], uniqueSets: [...sets.values()] });
+  introspect(conn: SqlConnection, table: string): Promise<TableInfo> {
+    return introspectTable(conn, this.schemaOf(table) ?? null, this.baseName(table));
   }
 
   override upsertClause(keys: string[], update: string[]): string {
@@ -218,6 +178,10 @@ export class MysqlDialect extends Dialect {
     if (inKey && t === 'LONGTEXT') return 'VARCHAR(768)';
     if (inKey && t === 'LONGBLOB') return 'VARBINARY(3072)';
     return t;
+  }
+
+  override generatedColumn(expr: string, stored: boolean): string {
+    return `GENERATED ALWAYS AS (${expr}) ${stored ? 'STORED' : 'VIRTUAL'}`;
   }
 
   override createTable(table: string, defs: string[]): string[] {

@@ -41,8 +41,9 @@ export interface ColumnRowsOptions {
 /**
  * columns=auto's mapping: each payload field into the column of the same name (exact, then
  * case-insensitive where unique), converted by the kind's binder; unmatched fields into
- * extra_column as one JSON object, or dropped and counted. Rows from a SQL source are converted
- * with a plan compiled once per result shape.
+ * extra_column as one JSON object, or dropped and counted; one whose column the target generates
+ * is left out (an insert naming it fails). Rows from a SQL source are converted with a plan
+ * compiled once per result shape.
  */
 export class ColumnRows {
   protected readonly exact = new Map<string, ColumnInfo>();
@@ -71,7 +72,7 @@ export class ColumnRows {
         throw configError(`key (${o.key.join(', ')}) needs a primary key or unique index on exactly those columns of ${o.table}`);
     }
     for (const c of o.info.columns) {
-      if (c === this.extra) continue;
+      if (c === this.extra || c.generated) continue;
       this.exact.set(c.name, c);
       const lower = c.name.toLowerCase();
       this.folded.set(lower, this.folded.has(lower) ? null : c);
@@ -80,6 +81,12 @@ export class ColumnRows {
 
   columnFor(field: string): ColumnInfo | undefined {
     return this.exact.get(field) ?? this.folded.get(field.toLowerCase()) ?? undefined;
+  }
+
+  /** The generated column of the target a field would have gone to (it is left out), if any. */
+  generatedFor(field: string): ColumnInfo | undefined {
+    const lower = field.toLowerCase();
+    return this.columnFor(field) ? undefined : this.o.info.columns.find((c) => c.generated && c.name.toLowerCase() === lower);
   }
 
   /** Converters of a JSON payload (no source types), one per target column, compiled on first use. */
@@ -184,6 +191,7 @@ export class ColumnRows {
     for (const [name, f] of fields) {
       const c = this.columnFor(name);
       if (!c) {
+        if (this.generatedFor(name)) continue;
         if (this.extra) (extra ??= []).push([name, f]);
         else (dropped ??= []).push(name);
         continue;
@@ -208,6 +216,7 @@ export class ColumnRows {
       const c = plan.targets[i];
       const native = row[i];
       if (!c) {
+        if (this.generatedFor(names[i]!.name)) continue;
         if (this.extra) (extra ??= []).push([names[i]!.name, shape.field(row, i)]);
         else (dropped ??= []).push(names[i]!.name);
         continue;

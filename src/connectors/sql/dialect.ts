@@ -175,6 +175,11 @@ export abstract class Dialect {
   /** The column a `columnType()` definition creates (in a table with `options`), as introspection would describe it (for the dry run). */
   abstract describeType(name: string, definition: string, options?: string[]): ColumnInfo;
 
+  /** The clause after a column's type that makes the database compute it from `expr`, where the kind has one. */
+  generatedColumn(_expr: string, _stored: boolean): string | undefined {
+    return undefined;
+  }
+
   /** `CREATE TABLE` of the given column definitions and constraints (and table options, TableInfo.options), doing nothing if the table exists. */
   createTable(table: string, defs: string[], options: string[] = []): string[] {
     return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (${defs.join(', ')})${options.length ? ` ${options.join(', ')}` : ''}`];

@@ -23,6 +23,8 @@ export class SqlSink implements Sink {
   private connecting: Promise<{ db: Database; release(): Promise<void> }> | undefined;
   private writer!: Writer;
   private created = '';
+  /** What typed creation says of the table it creates (or would). */
+  private createdPlan: PlanItem[] = [];
   private changesNoted = false;
   private warn: (s: string) => void = () => {};
   /** Present when the writer takes rows from a SQL table without messages (columns=auto). */
@@ -73,6 +75,7 @@ export class SqlSink implements Sink {
     if (create && !info.exists) {
       const typed = f.columns === 'auto' ? typedTable(d, this.table, ctx.sourceTable, 'non-database') : undefined;
       const ddl = typed?.ddl ?? d.createQueueTable(this.table);
+      this.createdPlan = typed?.plan ?? [];
       if (ctx.dryRun) {
         this.created = typed ? ` (would be created: ${ddl.join('; ')})` : ' (would be created, queue shape)';
         if (typed) info = typed.info;
@@ -180,7 +183,7 @@ export class SqlSink implements Sink {
   }
 
   async plan(): Promise<PlanItem[]> {
-    return [{ label: 'sink', value: `${this.ep.kind} table ${this.table}${this.created}` }, ...this.writer.plan()];
+    return [{ label: 'sink', value: `${this.ep.kind} table ${this.table}${this.created}` }, ...this.createdPlan, ...this.writer.plan()];
   }
 
   poolStats(): PoolStats | undefined {

@@ -49,6 +49,11 @@ export interface ColumnInfo {
   labels?: string[];
   /** A kind-specific flavour the family alone does not tell (see ColumnVariant). */
   variant?: ColumnVariant;
+  /**
+   * The database computes the column (GENERATED ALWAYS AS): inserts leave it out. `expr` is the
+   * expression in the kind's own SQL, where introspection can read it.
+   */
+  generated?: { expr?: string; stored: boolean };
   /** SQLite's column affinity (the storage class values are converted to on insert). */
   affinity?: 'integer' | 'real' | 'numeric' | 'text' | 'blob';
 }

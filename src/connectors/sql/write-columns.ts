@@ -180,6 +180,8 @@ export class ColumnsWriter extends StatementWriter {
     const b = this.db.dialect.binder;
     return source.map((c) => {
       const t = this.rows.columnFor(c.name);
+      const g = t ? undefined : this.rows.generatedFor(c.name);
+      if (g) return { label: `  ${c.name} ${c.dbType}`, value: `→ ${g.name} ${g.dbType} (generated: computed by the target, not written)` };
       if (!t) return { label: `  ${c.name}`, value: this.rows.extra ? `→ ${this.rows.extra.name} (extra fields object)` : '→ dropped (no such column)' };
       const castText = this.db.dialect.castParam('$n', t);
       const cast = castText === '$n' ? t.dbType : `::${castText.split('::')[1]}`;
@@ -193,6 +195,8 @@ export class ColumnsWriter extends StatementWriter {
   plan(): PlanItem[] {
     const map = this.o.info.columns.map((c) => `${c.name} ${c.dbType}${c === this.rows.extra ? ' (extra fields as one JSON object)' : ''}`).join(', ');
     const items: PlanItem[] = [{ label: 'columns', value: `payload fields → columns of the same name, converted to each type: ${map}` }];
+    const generated = this.o.info.columns.filter((c) => c.generated).map((c) => c.name);
+    if (generated.length) items.push({ label: 'generated', value: `${generated.join(', ')}: computed by the target, left out of the insert` });
     if (this.key) items.push({ label: 'key', value: `${this.key.map((k) => k.name).join(', ')}: rows with an existing key are updated; the last of duplicates in a batch wins` });
     if (!this.rows.extra) items.push({ label: 'unmatched fields', value: 'dropped (one warning per field name, counted in the summary)' });
     return items;

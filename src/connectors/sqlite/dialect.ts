@@ -82,13 +82,14 @@ export class SqliteDialect extends Dialect {
     const schema = this.schemaOf(table);
     const prefix = schema ? `${this.quote(schema)}.` : '';
     const name = this.quote(this.baseName(table));
-    const info = await conn.query(`PRAGMA ${prefix}table_info(${name})`);
-    if (info.rows.length === 0) return MISSING_TABLE;
+    // table_xinfo lists generated columns too (hidden 2: virtual, 3: stored; 1 is a virtual table's hidden column).
+    const rows = (await conn.query(`PRAGMA ${prefix}table_xinfo(${name})`)).rows.filter((r) => Number(r[6]) !== 1);
+    if (rows.length === 0) return MISSING_TABLE;
     const pk: [number, string][] = [];
     const ddl = await conn.query(`SELECT sql FROM ${prefix}sqlite_master WHERE type = 'table' AND name = ?`, [this.baseName(table)]);
     const jsonChecked = jsonCheckedColumns(String(ddl.rows[0]?.[0] ?? ''));
     const options = await tableOptions(conn, schema, this.baseName(table));
-    const columns: ColumnInfo[] = info.rows.map(([, n, declared, notnull, , pkPos]) => {
+    const columns: ColumnInfo[] = rows.map(([, n, declared, notnull, , pkPos, hidden]) => {
       if (Number(pkPos) > 0) pk.push([Number(pkPos), String(n)]);
       const t = sqliteType(declared as string);
       // In a STRICT table ANY keeps each value as given (no affinity), where elsewhere it is NUMERIC.
@@ -101,6 +102,8 @@ export class SqliteDialect extends Dialect {
         nullable: Number(notnull) === 0,
         affinity: t.affinity,
         ...(t.scale === undefined ? {} : { scale: t.scale }),
+        // The expression is not kept: SQLite says where a column is computed, not from what.
+        ...(Number(hidden) >= 2 ? { generated: { stored: Number(hidden) === 3 } } : {}),
       };
     });
     const primaryKey = pk.sort((a, b) => a[0] - b[0]).map(([, n]) => n);
