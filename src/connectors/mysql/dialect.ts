@@ -1,5 +1,6 @@
 import { MysqlBinder } from './bind.js';
-import { Dialect, type TransactionListing } from '../sql/dialect.js';
+import { Dialect, type KeyColumn, type TransactionListing } from '../sql/dialect.js';
+import { fitKey } from './key-fit.js';
 import type { ColumnInfo, LogicalType, SqlConnection, TableInfo } from '../sql/types.js';
 import { introspectTable } from './introspect.js';
 import { mysqlAttributes, mysqlColumnType, mysqlType } from './types.js';
@@ -172,12 +173,17 @@ export class MysqlDialect extends Dialect {
     return { name, type: ct === 'json' ? 'json' : mysqlType(dataType, ct), dbType: definition, nullable: true, ...mysqlAttributes(dataType, ct, args[0], args[1], args[2], args[3]) };
   }
 
-  /** Keys cannot be TEXT/BLOB without a prefix: key columns get the longest VARCHAR/VARBINARY an index takes. */
+  /** Keys cannot be TEXT/BLOB without a prefix: key columns get the longest VARCHAR/VARBINARY an index takes (fitKey shares it in a composite key). */
   columnType(_name: string, src: ColumnInfo, srcUntyped: boolean, inKey = false): string {
     const t = mysqlColumnType(src, srcUntyped);
     if (inKey && t === 'LONGTEXT') return 'VARCHAR(768)';
     if (inKey && t === 'LONGBLOB') return 'VARBINARY(3072)';
     return t;
+  }
+
+  /** InnoDB keys hold 3,072 bytes: undeclared text key columns share them (mysql/key-fit.ts). */
+  override fitKey(table: string, key: KeyColumn[]): string[] {
+    return fitKey(table, key);
   }
 
   override generatedColumn(expr: string, stored: boolean): string {

@@ -20,15 +20,15 @@ export interface TypedTable {
 export function typedTable(d: Dialect, table: string, src: DescribedTable | undefined, sourceKind: string): TypedTable {
   if (!src || src.columns.some((c) => c.detail === undefined))
     throw configError(`auto_create_table with columns=auto creates the table from a database source's columns; with a ${sourceKind} source, create ${table} yourself (or drop columns=auto for the queue shape)`);
-  const keyed = new Set([...src.primaryKey, ...src.unique.flat()]);
   // Table options and generated columns' expressions mean the same only to a database of the same kind.
   const sameKind = src.columns.every((c) => (c.detail as SourceColumn).kind === d.kind);
   const options = sameKind ? ((src.detail as TableInfo | undefined)?.options ?? []) : [];
   const defs: string[] = [];
   const plain: string[] = [];
-  const columns = src.columns.map((c) => {
+  const types = fitKeys(d, table, src);
+  const columns = src.columns.map((c, i) => {
     const s = c.detail as SourceColumn;
-    const type = d.columnType(c.name, s.col, s.binder.holds.untyped, keyed.has(c.name));
+    const type = types[i]!;
     const gen = s.col.generated;
     const clause = gen?.expr !== undefined && sameKind ? d.generatedColumn(gen.expr, gen.stored) : undefined;
     if (gen && !clause) plain.push(c.name);
@@ -46,4 +46,20 @@ export function typedTable(d: Dialect, table: string, src: DescribedTable | unde
   const uniqueSets = src.primaryKey.length ? [src.primaryKey, ...unique] : unique;
   const plan = plain.length ? [{ label: 'generated in the source', value: `${plain.join(', ')}: created as plain columns holding the copied values (${d.kind} cannot compute them from the source's expression)` }] : [];
   return { ddl: d.createTable(table, defs, options), info: withUniques({ exists: true, columns, primaryKey: src.primaryKey, uniqueSets }), plan };
+}
+
+/** Each source column's type on `d`, key columns resized (one key after another) to fit the kind's key size limit. */
+function fitKeys(d: Dialect, table: string, src: DescribedTable): string[] {
+  const keyed = new Set([...src.primaryKey, ...src.unique.flat()]);
+  const types = src.columns.map((c) => {
+    const s = c.detail as SourceColumn;
+    return d.columnType(c.name, s.col, s.binder.holds.untyped, keyed.has(c.name));
+  });
+  for (const key of [src.primaryKey, ...src.unique].filter((k) => k.length)) {
+    const at = key.map((name) => src.columns.findIndex((c) => c.name === name));
+    if (at.some((i) => i < 0)) continue;
+    const cols = at.map((i) => ({ name: src.columns[i]!.name, type: types[i]!, src: (src.columns[i]!.detail as SourceColumn).col, untyped: (src.columns[i]!.detail as SourceColumn).binder.holds.untyped }));
+    d.fitKey(table, cols).forEach((t, j) => (types[at[j]!] = t));
+  }
+  return types;
 }

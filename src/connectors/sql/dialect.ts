@@ -14,6 +14,14 @@ export interface TransactionListing {
   about?: Map<string, { session: string; startedMs: number }>;
 }
 
+/** A column of a key of a table typed creation makes: the type columnType gave it, and its source column. */
+export interface KeyColumn {
+  name: string;
+  type: string;
+  src: ColumnInfo;
+  untyped: boolean;
+}
+
 /**
  * SQL that differs between kinds. The base class holds the common (mostly ANSI) forms; each kind
  * overrides only what it does differently.
@@ -174,6 +182,14 @@ export abstract class Dialect {
 
   /** The column a `columnType()` definition creates (in a table with `options`), as introspection would describe it (for the dry run). */
   abstract describeType(name: string, definition: string, options?: string[]): ColumnInfo;
+
+  /**
+   * The types of one key's columns (primary key or unique set) resized to fit the kind's limit on
+   * a key's size; a config error naming the table and the fix when they cannot.
+   */
+  fitKey(_table: string, key: KeyColumn[]): string[] {
+    return key.map((k) => k.type);
+  }
 
   /** The clause after a column's type that makes the database compute it from `expr`, where the kind has one. */
   generatedColumn(_expr: string, _stored: boolean): string | undefined {
