@@ -1,7 +1,7 @@
 import { MysqlBinder } from './bind.js';
-import { Dialect, type KeyColumn, type TransactionListing } from '../sql/dialect.js';
+import { Dialect, type TransactionListing } from '../sql/dialect.js';
 import { fitKey } from './key-fit.js';
-import type { ColumnInfo, LogicalType, SqlConnection, TableInfo } from '../sql/types.js';
+import type { ColumnInfo, KeyColumn, LogicalType, SqlConnection, TableInfo } from '../sql/types.js';
 import { introspectTable } from './introspect.js';
 import { mysqlAttributes, mysqlColumnType, mysqlType } from './types.js';
 

@@ -1,5 +1,5 @@
 import { configError } from '../../core/errors.js';
-import type { KeyColumn } from '../sql/dialect.js';
+import type { KeyColumn } from '../sql/types.js';
 import { mysqlColumnType } from './types.js';
 
 /** InnoDB's limit on a key (DYNAMIC/COMPRESSED rows), counted on declared widths. */

@@ -30,7 +30,7 @@ export function typedTable(d: Dialect, table: string, src: DescribedTable | unde
     const s = c.detail as SourceColumn;
     const type = types[i]!;
     const gen = s.col.generated;
-    const clause = gen?.expr !== undefined && sameKind ? d.generatedColumn(gen.expr, gen.stored) : undefined;
+    const clause = gen?.expr !== undefined && sameKind ? d.generatedColumn?.(gen.expr, gen.stored) : undefined;
     if (gen && !clause) plain.push(c.name);
     // A generated column takes no NOT NULL on MariaDB; its expression decides anyway.
     defs.push(`${d.quote(c.name)}${type ? ` ${type}` : ''}${clause ? ` ${clause}` : c.nullable ? '' : ' NOT NULL'}`);
@@ -59,7 +59,7 @@ function fitKeys(d: Dialect, table: string, src: DescribedTable): string[] {
     const at = key.map((name) => src.columns.findIndex((c) => c.name === name));
     if (at.some((i) => i < 0)) continue;
     const cols = at.map((i) => ({ name: src.columns[i]!.name, type: types[i]!, src: (src.columns[i]!.detail as SourceColumn).col, untyped: (src.columns[i]!.detail as SourceColumn).binder.holds.untyped }));
-    d.fitKey(table, cols).forEach((t, j) => (types[at[j]!] = t));
+    d.fitKey?.(table, cols).forEach((t, j) => (types[at[j]!] = t));
   }
   return types;
 }

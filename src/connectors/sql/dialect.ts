@@ -1,4 +1,4 @@
-import type { ColumnInfo, LogicalType, SqlConnection, SqlKind, TableInfo } from './types.js';
+import type { ColumnInfo, KeyColumn, LogicalType, SqlConnection, SqlKind, TableInfo } from './types.js';
 import { Binder } from './bind.js';
 import { splitTableName } from './identifiers.js';
 
@@ -12,14 +12,6 @@ export interface TransactionListing {
   hidden?: string;
   /** Per name, the session that holds it and when it started (ms), to say what holds a position back. */
   about?: Map<string, { session: string; startedMs: number }>;
-}
-
-/** A column of a key of a table typed creation makes: the type columnType gave it, and its source column. */
-export interface KeyColumn {
-  name: string;
-  type: string;
-  src: ColumnInfo;
-  untyped: boolean;
 }
 
 /**
@@ -182,19 +174,10 @@ export abstract class Dialect {
 
   /** The column a `columnType()` definition creates (in a table with `options`), as introspection would describe it (for the dry run). */
   abstract describeType(name: string, definition: string, options?: string[]): ColumnInfo;
-
-  /**
-   * The types of one key's columns (primary key or unique set) resized to fit the kind's limit on
-   * a key's size; a config error naming the table and the fix when they cannot.
-   */
-  fitKey(_table: string, key: KeyColumn[]): string[] {
-    return key.map((k) => k.type);
-  }
-
+  /** One key's column types (primary key or unique set) resized to the kind's key size limit; a config error naming the table when they cannot fit. */
+  fitKey?(table: string, key: KeyColumn[]): string[];
   /** The clause after a column's type that makes the database compute it from `expr`, where the kind has one. */
-  generatedColumn(_expr: string, _stored: boolean): string | undefined {
-    return undefined;
-  }
+  generatedColumn?(expr: string, stored: boolean): string;
 
   /** `CREATE TABLE` of the given column definitions and constraints (and table options, TableInfo.options), doing nothing if the table exists. */
   createTable(table: string, defs: string[], options: string[] = []): string[] {

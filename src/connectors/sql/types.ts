@@ -81,6 +81,14 @@ export interface TableInfo {
   options?: string[];
 }
 
+/** A column of a key of a table typed creation makes: the type columnType gave it, and its source column. */
+export interface KeyColumn {
+  name: string;
+  type: string;
+  src: ColumnInfo;
+  untyped: boolean;
+}
+
 /** Builds uniqueColumns from the unique column lists. */
 export function withUniques(info: Omit<TableInfo, 'uniqueColumns'>): TableInfo {
   return { ...info, uniqueColumns: new Set(info.uniqueSets.filter((s) => s.length === 1).map((s) => s[0]!)) };
