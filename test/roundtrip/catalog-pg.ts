@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { pgBuiltinCases } from './catalog-pg-builtins.js';
 import { dateArb, decimalArb, doubleArb, floatArb, hex, JSON_EDGES, jsonArb, TEXT_EDGES, textArb, timestampArb, uuidArb, values, type Case } from './gen.js';
 
 const q = (s: string): string => `'${s.replace(/'/g, "''")}'`;
@@ -37,5 +38,7 @@ export function pgCases(): Case[] {
     { col: 'c_enum', ddl: 'rt_mood', family: 'text', values: ["'sad'", "'happy'", "'it''s'"] },
     { col: 'select', ddl: 'text', family: 'text', values: ["'a reserved word as a column name'"] },
     { col: 'Mixed Case col', ddl: 'integer', family: 'int', values: ['7'] },
+    // Every other built-in type pg_type lists (catalog-coverage.test.ts keeps this complete).
+    ...pgBuiltinCases(),
   ];
 }

@@ -28,7 +28,8 @@ export async function readCells(kind: string, target: string, table: string, col
     await c.connect();
     await c.query("SET TimeZone = 'UTC'; SET extra_float_digits = 1");
     // Bit strings are marked: their digits are binary, where MariaDB's HEX() and SQLite's blobs are hex.
-    const expr = (x: string): string => `CASE WHEN pg_typeof("${x}")::text IN ('bit', 'bit varying') THEN 'b:' || "${x}"::text ELSE "${x}"::text END`;
+    // inet::text adds the /32 or /128 its output leaves out: read as output (format's %s), as bridge does.
+    const expr = (x: string): string => `CASE WHEN pg_typeof("${x}")::text IN ('bit', 'bit varying') THEN 'b:' || "${x}"::text WHEN pg_typeof("${x}")::text = 'inet' THEN format('%s', "${x}") ELSE "${x}"::text END`;
     const r = await c.query({ text: `SELECT id::text, ${cols.map(expr).join(', ')} FROM "${table}"`, rowMode: 'array' });
     await c.end();
     for (const row of r.rows as (string | null)[][]) cols.forEach((col, i) => put(row[0], col, row[i + 1] === null ? null : { text: row[i + 1]! }));

@@ -14,6 +14,8 @@ export function parsePgArray(text: string): unknown {
     i = text.indexOf('=') + 1;
     if (BOUNDS.test(text) && [...text.slice(0, i).matchAll(/\[(-?\d+):/g)].some((m) => m[1] !== '1')) return text;
   }
+  // Not array text (a vector type's `1 2 3`, anything unexpected): the text itself, never a guess.
+  if (text[i] !== '{' || text[text.length - 1] !== '}') return text;
   const parse = (): unknown[] => {
     const out: unknown[] = [];
     i++; // {
@@ -23,11 +25,12 @@ export function parsePgArray(text: string): unknown {
     }
     for (;;) {
       const c = text[i];
+      if (c === undefined) return out;
       if (c === '{') out.push(parse());
       else if (c === '"') {
         let s = '';
         i++;
-        while (text[i] !== '"') {
+        while (i < text.length && text[i] !== '"') {
           if (text[i] === '\\') i++;
           s += text[i];
           i++;
@@ -36,7 +39,7 @@ export function parsePgArray(text: string): unknown {
         out.push(s);
       } else {
         let j = i;
-        while (text[j] !== ',' && text[j] !== '}') j++;
+        while (j < text.length && text[j] !== ',' && text[j] !== '}') j++;
         const raw = text.slice(i, j);
         out.push(raw === 'NULL' ? null : raw);
         i = j;

@@ -57,14 +57,14 @@ export class PostgresDialect extends Dialect {
     const cols = await conn.query(
       `SELECT a.attname, CASE WHEN t.typtype = 'd' THEN bt.typname ELSE t.typname END, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
               (SELECT array_agg(e.enumlabel ORDER BY e.enumsortorder)::text FROM pg_enum e WHERE e.enumtypid = COALESCE(NULLIF(t.typbasetype, 0), t.oid)),
-              a.attgenerated::text, CASE WHEN a.attgenerated <> '' THEN pg_get_expr(d.adbin, d.adrelid) END
+              a.attgenerated::text, CASE WHEN a.attgenerated <> '' THEN pg_get_expr(d.adbin, d.adrelid) END, t.typnamespace = 'pg_catalog'::regnamespace
          FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid LEFT JOIN pg_type bt ON bt.oid = t.typbasetype
          LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
         WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
       [reg],
     );
     if (cols.rows.length === 0) return MISSING_TABLE;
-    const columns: ColumnInfo[] = cols.rows.map(([name, udt, fmt, nullable, labels, generated, expr]) => {
+    const columns: ColumnInfo[] = cols.rows.map(([name, udt, fmt, nullable, labels, generated, expr, builtin]) => {
       const base = String(udt).replace(/^_/, '');
       const c: ColumnInfo = { name: name as string, ...pgTypeFromName(udt as string), dbType: fmt as string, nullable: nullable === 't' || nullable === true };
       if (!String(udt).startsWith('_')) Object.assign(c, pgAttributes(String(udt), String(fmt)));
@@ -72,6 +72,7 @@ export class PostgresDialect extends Dialect {
       if (BUILTIN_CASTS.has(base)) c.castType = String(udt).startsWith('_') ? `${base}[]` : base;
       // attgenerated: 's' stored, 'v' virtual (PostgreSQL 18), '' an ordinary column.
       if (generated === 's' || generated === 'v') c.generated = { expr: String(expr), stored: generated === 's' };
+      if (builtin === true || builtin === 't') c.kindBuiltin = true;
       return c;
     });
     const keys = await conn.query(
@@ -119,6 +120,14 @@ export class PostgresDialect extends Dialect {
     const r = await conn.query(`SELECT reltuples::bigint::text FROM pg_class WHERE oid = to_regclass($1)`, [this.table(table)]);
     const n = Number(r.rows[0]?.[0] ?? -1);
     return n >= 0 ? n : super.estimateRows(conn, table);
+  }
+
+  /**
+   * From a PostgreSQL table, a built-in type the mapping would make text (inet, money, point, tsvector,
+   * ranges…) is created as itself: as text it would compare, sort and index differently.
+   */
+  override sameKindType(src: ColumnInfo, untyped: boolean): string | undefined {
+    return src.kindBuiltin && src.type === 'text' && this.columnType(src.name, src, untyped) === 'text' && src.dbType !== 'text' ? src.dbType : undefined;
   }
 
   describeType(name: string, definition: string): ColumnInfo {

@@ -67,9 +67,10 @@ export class PgConnection implements SqlConnection {
     };
   }
 
+  /** The arrays among `oids`: an element type's own array type (int2vector and oidvector are not; their text has no braces). */
   private async learnTypes(oids: number[]): Promise<void> {
     for (const oid of oids) this.asked.add(oid);
-    const r = await this.client.query({ text: "SELECT oid::int, typelem::int FROM pg_type WHERE oid = ANY($1::oid[]) AND typcategory = 'A' AND typelem <> 0", values: [oids], rowMode: 'array', types: RAW_TYPES });
+    const r = await this.client.query({ text: "SELECT t.oid::int, t.typelem::int FROM pg_type t JOIN pg_type e ON e.oid = t.typelem AND e.typarray = t.oid WHERE t.oid = ANY($1::oid[])", values: [oids], rowMode: 'array', types: RAW_TYPES });
     for (const [oid, elem] of r.rows as string[][]) this.arrays.set(Number(oid), Number(elem));
   }
 

@@ -51,9 +51,11 @@ export function typedTable(d: Dialect, table: string, src: DescribedTable | unde
 /** Each source column's type on `d`, key columns resized (one key after another) to fit the kind's key size limit. */
 function fitKeys(d: Dialect, table: string, src: DescribedTable): string[] {
   const keyed = new Set([...src.primaryKey, ...src.unique.flat()]);
+  const sameKind = src.columns.every((c) => (c.detail as SourceColumn).kind === d.kind);
   const types = src.columns.map((c) => {
     const s = c.detail as SourceColumn;
-    return d.columnType(c.name, s.col, s.binder.holds.untyped, keyed.has(c.name));
+    const own = sameKind ? d.sameKindType(s.col, s.binder.holds.untyped, keyed.has(c.name)) : undefined;
+    return own ?? d.columnType(c.name, s.col, s.binder.holds.untyped, keyed.has(c.name));
   });
   for (const key of [src.primaryKey, ...src.unique].filter((k) => k.length)) {
     const at = key.map((name) => src.columns.findIndex((c) => c.name === name));

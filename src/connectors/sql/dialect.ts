@@ -205,6 +205,11 @@ export abstract class Dialect {
     return now.open.has(member) || now.open.has(`~${member}`) ? member : undefined;
   }
 
+  /** For a source column of this same kind, the column type to create when the kind's own type serves better than the mapping (see Dialect.columnType). */
+  sameKindType(_src: ColumnInfo, _untyped: boolean, _inKey: boolean): string | undefined {
+    return undefined;
+  }
+
   /** Why this connection cannot see other sessions' transactions (a missing privilege), if it cannot. */
   async transactionBlindness(_conn: SqlConnection): Promise<string | undefined> {
     return undefined;

@@ -49,6 +49,8 @@ export interface ColumnInfo {
   labels?: string[];
   /** A kind-specific flavour the family alone does not tell (see ColumnVariant). */
   variant?: ColumnVariant;
+  /** The type is built into the kind (PostgreSQL pg_catalog): a database of the same kind has it too. */
+  kindBuiltin?: boolean;
   /**
    * The database computes the column (GENERATED ALWAYS AS): inserts leave it out. `expr` is the
    * expression in the kind's own SQL, where introspection can read it.
