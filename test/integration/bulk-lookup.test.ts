@@ -62,7 +62,7 @@ describe('bulk_copy (PostgreSQL COPY FROM STDIN)', () => {
     const src = ndjson('bad.ndjson', rows);
     const failed = await bridge(['copy', src, bulkUrl(), '--batch-size', '25']);
     expect(failed.exitCode).toBe(4);
-    expect(failed.stderr).toMatch(/message [0-9a-f]{32} was rejected: invalid input syntax for type numeric: "not a number"/);
+    expect(failed.stderr).toMatch(/message [0-9a-f]{32} was rejected: field amount: invalid input syntax for type numeric: "not a number"/);
     // The first batch (rows 1–25) was confirmed; the failed batch (26–50) left nothing behind.
     // (COPY batches load two at a time, so the batch after the failed one may have landed too.)
     expect(await pg.rows('SELECT count(*) FILTER (WHERE id <= 25)::int AS first, count(*) FILTER (WHERE id BETWEEN 26 AND 50)::int AS failed FROM t_bulk')).toEqual([{ first: 25, failed: 0 }]);

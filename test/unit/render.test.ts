@@ -36,7 +36,11 @@ describe('decisions §4 rendering', () => {
   it('PostgreSQL array text, quoted, NULL, nested', () => {
     expect(parsePgArray('{1,NULL,"a \\"b\\"",{x,y}}')).toEqual(['1', null, 'a "b"', ['x', 'y']]);
     expect(parsePgArray('{}')).toEqual([]);
-    expect(parsePgArray('[0:1]={7,8}')).toEqual(['7', '8']);
+    expect(parsePgArray('[1:2]={7,8}')).toEqual(['7', '8']);
+    // A lower bound other than 1 has no place in a JSON array: the text stays whole (issue 26).
+    expect(parsePgArray('[0:1]={7,8}')).toBe('[0:1]={7,8}');
+    // Vector types' text has no braces: returned as it is, never parsed (it looped forever).
+    expect(parsePgArray('1 2 3')).toBe('1 2 3');
   });
 
   it('a compiled row renderer escapes keys once', () => {
