@@ -68,3 +68,18 @@ export function sqlite(file: string): TestDb {
 export async function allKinds(sqliteFile: string): Promise<TestDb[]> {
   return [await postgres(), await mysqlLike('mysql'), await mysqlLike('mariadb'), sqlite(sqliteFile)];
 }
+
+/** A session of its own on PostgreSQL or MariaDB, for transactions held open beside a bridge run. */
+export interface Session {
+  run(sql: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+export async function session(kind: 'postgres' | 'mariadb'): Promise<Session> {
+  if (kind === 'postgres') {
+    const c = new pg.Client({ connectionString: PG_URL });
+    await c.connect();
+    return { run: (sql) => c.query(sql), close: () => c.end() };
+  }
+  const c = await mysql.createConnection({ uri: MYSQL_URL });
+  return { run: (sql) => c.query(sql), close: () => c.end() };
+}

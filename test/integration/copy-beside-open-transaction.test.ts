@@ -1,10 +1,8 @@
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridge, tempDir } from '../helpers/bridge.js';
-import { MYSQL_URL, PG_URL, mysqlLike, postgres, type TestDb } from '../helpers/databases.js';
+import { mysqlLike, postgres, session, type TestDb } from '../helpers/databases.js';
 
 /**
  * Issue 26: a nightly `copy` with cursor_id beside a transaction some other client left open.
@@ -21,20 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const d of Object.values(dbs)) await d.close();
 });
-
-interface Other {
-  run(sql: string): Promise<unknown>;
-  close(): Promise<void>;
-}
-async function otherSession(kind: string): Promise<Other> {
-  if (kind === 'postgres') {
-    const c = new pg.Client({ connectionString: PG_URL });
-    await c.connect();
-    return { run: (s) => c.query(s), close: () => c.end() };
-  }
-  const c = await mysql.createConnection({ uri: MYSQL_URL });
-  return { run: (s) => c.query(s), close: () => c.end() };
-}
 
 const SERIAL: Record<string, string> = { postgres: 'id serial PRIMARY KEY', mariadb: 'id int AUTO_INCREMENT PRIMARY KEY' };
 const count = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
@@ -55,7 +39,7 @@ for (const kind of ['postgres', 'mariadb'] as const)
       const db = dbs[kind]!;
       const t = `t_beside_idle_${kind}`;
       await table(t);
-      const other = await otherSession(kind);
+      const other = await session(kind);
       await other.run('BEGIN');
       await other.run(`SELECT * FROM ${t}_other`);
       const out = path.join(dir, `${t}.ndjson`);
@@ -74,7 +58,7 @@ for (const kind of ['postgres', 'mariadb'] as const)
       const db = dbs[kind]!;
       const t = `t_beside_writer_${kind}`;
       await table(t);
-      const other = await otherSession(kind);
+      const other = await session(kind);
       await other.run('BEGIN');
       await other.run(`INSERT INTO ${t}_other VALUES (1)`);
       const out = path.join(dir, `${t}.ndjson`);

@@ -1,9 +1,7 @@
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWholeLines, spawnBridge, started, tempDir, waitFor } from '../helpers/bridge.js';
-import { MYSQL_URL, PG_URL, mysqlLike, postgres, type TestDb } from '../helpers/databases.js';
+import { mysqlLike, postgres, session, type TestDb } from '../helpers/databases.js';
 
 /**
  * Issue 26: a tail by updated_at must deliver a row's last version even when that version commits
@@ -21,21 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const d of Object.values(dbs)) await d.close();
 });
-
-/** A session of its own, for transactions held open beside the tail. */
-interface Session {
-  run(sql: string): Promise<void>;
-  close(): Promise<void>;
-}
-async function session(kind: string): Promise<Session> {
-  if (kind === 'postgres') {
-    const c = new pg.Client({ connectionString: PG_URL });
-    await c.connect();
-    return { run: async (s) => void (await c.query(s)), close: () => c.end() };
-  }
-  const c = await mysql.createConnection({ uri: MYSQL_URL });
-  return { run: async (s) => void (await c.query(s)), close: () => c.end() };
-}
 
 const SETUP: Record<string, (t: string) => string[]> = {
   postgres: (t) => [
