@@ -36,6 +36,8 @@ export function mariadbCases(): Case[] {
     { col: 'c_time', ddl: 'TIME(6)', family: 'time', values: values(["'838:59:59'", "'-838:59:59'", "'-00:00:01'", "'24:00:00'", "'12:34:56.5'"], fc.integer({ min: 0, max: 86399 }), (s) => q(clock(s)), 42) },
     { col: 'c_year', ddl: 'YEAR', family: 'int', values: ['0', '1901', '2155', '2024'] },
     { col: 'c_uuid', ddl: 'UUID', family: 'text', values: values([], uuidArb, q, 43) },
+    { col: 'c_inet6', ddl: 'INET6', family: 'text', values: ["'::1'", "'::ffff:1.2.3.4'", "'2001:db8::ff00:42:8329'", "'::'"] },
+    { col: 'c_inet4', ddl: 'INET4', family: 'text', values: ["'0.0.0.0'", "'255.255.255.255'", "'10.0.0.1'"] },
     // Spatial values travel as MySQL's bytes (SRID + WKB): the same type on MariaDB, bytea/BLOB/base64 elsewhere.
     { col: 'c_point', ddl: 'POINT', family: 'bytes', values: ['POINT(1.5, -2.25)', "ST_GeomFromText('POINT(0.1 0.30000000000000004)', 4326)", 'POINT(-0, 5e-324)'] },
     { col: 'c_geometry', ddl: 'GEOMETRY', family: 'bytes', values: ["ST_GeomFromText('POLYGON((0 0,10 0,10 10,0 0),(1 1,2 1,2 2,1 1))', 3857)", "ST_GeomFromText('GEOMETRYCOLLECTION(POINT(1 1),LINESTRING(0 0,1e300 -1e-300))')", "ST_GeomFromText('MULTIPOINT(1 1,2 2)')"] },

@@ -167,10 +167,15 @@ export class MysqlDialect extends Dialect {
 
   describeType(name: string, definition: string): ColumnInfo {
     const ct = definition.toLowerCase();
-    const dataType = /^[a-z]+/.exec(ct)![0];
+    const dataType = /^[a-z]+\d*/.exec(ct)![0];
     const n = /\((\d+)(?:,(\d+))?\)/.exec(ct);
     const args = dataType === 'decimal' ? [null, n?.[1], n?.[2] ?? 0, null] : /char|binary/.test(dataType) ? [n?.[1], null, null, null] : [null, null, null, n?.[1] ?? 0];
     return { name, type: ct === 'json' ? 'json' : mysqlType(dataType, ct), dbType: definition, nullable: true, ...mysqlAttributes(dataType, ct, args[0], args[1], args[2], args[3]) };
+  }
+
+  /** From a table of this same kind, MariaDB's INET4, INET6 and UUID are created as themselves, not as text that compares and sorts otherwise. */
+  override sameKindType(src: ColumnInfo): string | undefined {
+    return /^(inet4|inet6|uuid)$/i.test(src.dbType) ? src.dbType.toUpperCase() : undefined;
   }
 
   /** Keys cannot be TEXT/BLOB without a prefix: key columns get the longest VARCHAR/VARBINARY an index takes (fitKey shares it in a composite key). */

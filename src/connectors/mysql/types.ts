@@ -94,6 +94,12 @@ export function mysqlAttributes(dataType: string, columnType: string, charLength
       if (n > 1) out.variant = 'bit';
       break;
     }
+    case 'inet4':
+    case 'inet6':
+      // Addresses: never a NUL, at most 15 / 39 characters.
+      out.variant = 'inet';
+      out.maxLength = dataType === 'inet4' ? 15 : 39;
+      break;
     case 'geometry':
     case 'point':
     case 'linestring':

@@ -201,7 +201,7 @@ function text(s: Side, d: Side, v: Verdict): void {
   const dc = d.col;
   if (dc.variant === 'bit') return bitString(s, d, v);
   if (sc.type === 'bytes') v.lossy.push('bytes stored as their base64 text');
-  const textual = (sc.type === 'text' && (!sc.labels || sc.labels.some((l) => l.includes('\u0000')))) || sc.type === 'json';
+  const textual = (sc.type === 'text' && sc.variant !== 'inet' && (!sc.labels || sc.labels.some((l) => l.includes('\u0000')))) || sc.type === 'json';
   if (textual && s.binder.textNul && !d.binder.textNul) v.rejects.push(`text holding NUL (\\u0000), which ${dc.dbType} cannot store`);
   const sChars = sc.maxLength ?? (sc.maxBytes !== undefined ? sc.maxBytes : sc.type === 'uuid' ? 36 : undefined);
   if (dc.maxLength !== undefined && (sChars === undefined || sChars > dc.maxLength)) v.rejects.push(`values longer than ${dc.maxLength} characters`);

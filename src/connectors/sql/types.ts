@@ -66,7 +66,7 @@ export interface ColumnInfo {
  * TINYINT(1) (a boolean that can hold -128..127), `bit` is MySQL BIT(n), `instant` is MySQL TIMESTAMP
  * (an instant kept in UTC, 1970–2038).
  */
-export type ColumnVariant = 'jsonb' | 'year' | 'set' | 'enum' | 'interval' | 'duration' | 'tinybool' | 'bit' | 'timetz' | 'instant' | 'spatial';
+export type ColumnVariant = 'jsonb' | 'year' | 'set' | 'enum' | 'interval' | 'duration' | 'tinybool' | 'bit' | 'timetz' | 'instant' | 'spatial' | 'inet';
 
 export interface TableInfo {
   exists: boolean;
