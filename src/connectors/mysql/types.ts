@@ -1,4 +1,5 @@
 import type { ColumnInfo, LogicalType } from '../sql/types.js';
+import { varyingBits } from '../sql/bit-strings.js';
 
 /** information_schema type → logical type. */
 export function mysqlType(dataType: string, columnType: string): LogicalType {
@@ -185,7 +186,7 @@ export function mysqlColumnType(src: ColumnInfo, srcUntyped: boolean): string {
     default:
       if (src.labels && (src.variant === 'enum' || src.variant === 'set')) return `${src.variant.toUpperCase()}(${enumList(src.labels)})`;
       // PostgreSQL bit(n) up to 64 bits is BIT(n); varbit keeps its length only as text of 0s and 1s.
-      if (src.variant === 'bit' && !/varying|varbit/i.test(src.dbType) && (src.maxLength ?? 1) <= 64) return `BIT(${src.maxLength ?? 1})`;
+      if (src.variant === 'bit' && !varyingBits(src.dbType) && (src.maxLength ?? 1) <= 64) return `BIT(${src.maxLength ?? 1})`;
       // CHAR holds 255 characters at most; a longer char(n) is a VARCHAR (the dry run flags its padding).
       if (src.padded && src.maxLength !== undefined && src.maxLength <= 255 && !srcUntyped) return `CHAR(${src.maxLength})`;
       return src.maxLength !== undefined && src.maxLength <= 16000 && !srcUntyped ? `VARCHAR(${src.maxLength})` : 'LONGTEXT';

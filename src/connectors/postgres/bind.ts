@@ -2,7 +2,7 @@ import type { JsonNode } from '../../core/json-exact.js';
 import { Binder, Reject } from '../sql/bind.js';
 import { stringValue, type RawField } from '../../core/json-fields.js';
 import { BASE64, OFFSET } from '../sql/bind-rules.js';
-import { BIT_STRING, bytesToBits } from '../sql/bit-strings.js';
+import { BIT_STRING, bytesToBits, varyingBits } from '../sql/bit-strings.js';
 import { BOUNDS } from './array.js';
 import type { ColumnInfo, LogicalType } from '../sql/types.js';
 
@@ -47,7 +47,7 @@ export class PgBinder extends Binder {
    */
   protected override text(f: RawField, fam: LogicalType | undefined, col: ColumnInfo): unknown {
     if (col.variant !== 'bit' || f.kind !== 'string') return super.text(f, fam, col);
-    const fixed = !/varying|varbit/i.test(col.dbType);
+    const fixed = !varyingBits(col.dbType);
     let s = stringValue(f);
     if (fam === 'bytes' || (fam === undefined && !BIT_STRING.test(s))) {
       const bits = BASE64.test(s) ? bytesToBits(Buffer.from(s, 'base64'), col.maxLength, fixed) : undefined;

@@ -1,4 +1,5 @@
 import type { ColumnInfo, LogicalType } from '../sql/types.js';
+import { varyingBits } from '../sql/bit-strings.js';
 
 /** Built-in type OIDs → logical type. Unknown OIDs (enums, domains, extensions) render as text. */
 const SCALARS: Record<number, LogicalType> = {
@@ -199,7 +200,7 @@ export function pgColumnType(src: ColumnInfo, srcUntyped: boolean): string {
       return src.dbType;
     default:
       if (src.variant === 'interval') return 'interval';
-      if (src.variant === 'bit') return `${/varying|varbit/i.test(src.dbType) ? 'bit varying' : 'bit'}${src.maxLength === undefined ? '' : `(${src.maxLength})`}`;
+      if (src.variant === 'bit') return `${varyingBits(src.dbType) ? 'bit varying' : 'bit'}${src.maxLength === undefined ? '' : `(${src.maxLength})`}`;
       // CHAR(n) compares and reads as char(n) (padded): as varchar it would keep the spaces in the value.
       if (src.padded && src.maxLength !== undefined && !srcUntyped) return `character(${src.maxLength})`;
       return src.maxLength !== undefined && !srcUntyped && !src.labels ? `varchar(${src.maxLength})` : 'text';

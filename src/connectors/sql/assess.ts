@@ -1,4 +1,5 @@
 import type { Binder } from './bind.js';
+import { varyingBits } from './bit-strings.js';
 import type { ColumnInfo, LogicalType } from './types.js';
 
 /** One side of a column mapping: the column and what its kind can hold. */
@@ -177,7 +178,7 @@ function bytes(s: Side, d: Side, v: Verdict): void {
     const sb = s.col.maxLength;
     const db = d.col.maxLength ?? 1;
     if (sb === undefined || sb > db) v.rejects.push(`values of more than ${db} bits`);
-    if (/varying|varbit/i.test(s.col.dbType)) v.lossy.push(`bit strings shorter than ${db} bits land padded with leading zeros`);
+    if (varyingBits(s.col.dbType)) v.lossy.push(`bit strings shorter than ${db} bits land padded with leading zeros`);
     return;
   }
   if (st !== 'bytes') {
@@ -250,9 +251,9 @@ function storageClasses(s: Side, d: Side, v: Verdict): void {
 function bitString(s: Side, d: Side, v: Verdict): void {
   const sc = s.col;
   const dc = d.col;
-  const fixed = !/varying|varbit/i.test(dc.dbType);
+  const fixed = !varyingBits(dc.dbType);
   if (sc.variant !== 'bit') v.rejects.push(`values that are not bit strings of ${fixed ? 'exactly' : 'at most'} ${dc.maxLength ?? 'any number of'} bits`);
   else if (dc.maxLength !== undefined && (sc.maxLength === undefined || sc.maxLength > dc.maxLength)) v.rejects.push(`values of more than ${dc.maxLength} bits`);
-  else if (fixed && sc.type === 'text' && (sc.maxLength !== dc.maxLength || /varying|varbit/i.test(sc.dbType))) v.rejects.push(`bit strings not exactly ${dc.maxLength} bits long`);
+  else if (fixed && sc.type === 'text' && (sc.maxLength !== dc.maxLength || varyingBits(sc.dbType))) v.rejects.push(`bit strings not exactly ${dc.maxLength} bits long`);
   else if (!fixed && sc.type === 'bytes') v.lossy.push('MySQL BIT values land as whole bytes of bits (BIT(5) b\'00101\' as 00000101)');
 }

@@ -28,3 +28,6 @@ export function bytesToBits(b: Buffer, width: number | undefined, fixed: boolean
   }
   return fixed ? s.padStart(width, '0') : s;
 }
+
+/** A bit-string column of varying width (PostgreSQL `bit varying(n)`/varbit), from its declared type. */
+export const varyingBits = (dbType: string): boolean => /varying|varbit/i.test(dbType);
