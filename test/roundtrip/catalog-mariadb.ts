@@ -41,6 +41,26 @@ export function mariadbCases(): Case[] {
     // Spatial values travel as MySQL's bytes (SRID + WKB): the same type on MariaDB, bytea/BLOB/base64 elsewhere.
     { col: 'c_point', ddl: 'POINT', family: 'bytes', values: ['POINT(1.5, -2.25)', "ST_GeomFromText('POINT(0.1 0.30000000000000004)', 4326)", 'POINT(-0, 5e-324)'] },
     { col: 'c_geometry', ddl: 'GEOMETRY', family: 'bytes', values: ["ST_GeomFromText('POLYGON((0 0,10 0,10 10,0 0),(1 1,2 1,2 2,1 1))', 3857)", "ST_GeomFromText('GEOMETRYCOLLECTION(POINT(1 1),LINESTRING(0 0,1e300 -1e-300))')", "ST_GeomFromText('MULTIPOINT(1 1,2 2)')"] },
+    // The rest of what the server lists (catalog-coverage.test.ts): unsigned variants, fixed-length and sized text and bytes, every geometry subtype.
+    { col: 'c_smallint_u', ddl: 'SMALLINT UNSIGNED', family: 'int', values: int(0n, 65535n, 44) },
+    { col: 'c_mediumint_u', ddl: 'MEDIUMINT UNSIGNED', family: 'int', values: int(0n, 16777215n, 45) },
+    { col: 'c_dec_u', ddl: 'DECIMAL(20,4) UNSIGNED', family: 'decimal', values: ['0', '9999999999999999.9999', '0.0001'] },
+    { col: 'c_float_u', ddl: 'FLOAT UNSIGNED', family: 'float4', values: ['0', '1.5', '3.40282e38', '1e-38'] },
+    { col: 'c_double_u', ddl: 'DOUBLE UNSIGNED', family: 'float', values: ['0', '0.1', '1.7976931348623157e308', '9007199254740993'] },
+    { col: 'c_char', ddl: 'CHAR(5)', family: 'text', values: ["'ab'", "''", "'abcde'", "'éééé'", "' a'", q('a\u0000')] },
+    { col: 'c_binary', ddl: 'BINARY(4)', family: 'bytes', values: ["X'00'", "X'01020304'", "X''", "X'FF'"] },
+    { col: 'c_tinyblob', ddl: 'TINYBLOB', family: 'bytes', values: ["X''", `X'${'ab'.repeat(255)}'`] },
+    { col: 'c_mediumblob', ddl: 'MEDIUMBLOB', family: 'bytes', values: ["X'00'", `X'${'0f'.repeat(70000)}'`] },
+    { col: 'c_longblob', ddl: 'LONGBLOB', family: 'bytes', values: ["X'00FF'", `X'${'e2'.repeat(20000)}'`] },
+    { col: 'c_tinytext', ddl: 'TINYTEXT', family: 'text', values: [q('x'.repeat(255)), q('é'.repeat(63)), q('\u0000')] },
+    { col: 'c_mediumtext', ddl: 'MEDIUMTEXT', family: 'text', values: [q('long '.repeat(20000)), q('nul\u0000')] },
+    { col: 'c_longtext', ddl: 'LONGTEXT', family: 'text', values: [q('{"not":"json"'), q('🦀'.repeat(1000)), q('x\u0000y')] },
+    { col: 'c_linestring', ddl: 'LINESTRING', family: 'bytes', values: ["ST_GeomFromText('LINESTRING(0 0,1 1,2 0.5)')", "ST_GeomFromText('LINESTRING(-180 -90,180 90)', 4326)"] },
+    { col: 'c_polygon', ddl: 'POLYGON', family: 'bytes', values: ["ST_GeomFromText('POLYGON((0 0,4 0,4 4,0 0))', 2154)"] },
+    { col: 'c_multipoint', ddl: 'MULTIPOINT', family: 'bytes', values: ["ST_GeomFromText('MULTIPOINT(0 0,1e-300 1e300)')"] },
+    { col: 'c_multilinestring', ddl: 'MULTILINESTRING', family: 'bytes', values: ["ST_GeomFromText('MULTILINESTRING((0 0,1 1),(2 2,3 3,4 4))')"] },
+    { col: 'c_multipolygon', ddl: 'MULTIPOLYGON', family: 'bytes', values: ["ST_GeomFromText('MULTIPOLYGON(((0 0,1 0,1 1,0 0)),((5 5,6 5,6 6,5 5)))', 4326)"] },
+    { col: 'c_geomcoll', ddl: 'GEOMETRYCOLLECTION', family: 'bytes', values: ["ST_GeomFromText('GEOMETRYCOLLECTION(POINT(1 2),POLYGON((0 0,1 0,1 1,0 0)))')"] },
     { col: 'order', ddl: 'VARCHAR(10)', family: 'text', values: ["'reserved'", q('a\u0000b')] },
   ];
 }

@@ -208,7 +208,7 @@ function text(s: Side, d: Side, v: Verdict): void {
   if (dc.maxLength !== undefined && (sChars === undefined || sChars > dc.maxLength)) v.rejects.push(`values longer than ${dc.maxLength} characters`);
   // Values land as the source reads them: the target's comparisons then see (or miss) the spaces.
   if (sc.padded === 'kept' && !dc.padded) v.lossy.push(`${sc.dbType} padding kept: values land padded with spaces to ${sc.maxLength} characters ('ab' as '${'ab'.padEnd(Math.min(sc.maxLength ?? 5, 5))}'), where ${dc.dbType} compares them with the spaces`);
-  if (sc.padded === 'trimmed' && !dc.padded) v.lossy.push(`${sc.dbType} padding trimmed: values land without trailing spaces (as MySQL/MariaDB reads CHAR), in a column that pads nothing`);
+  // MySQL/MariaDB CHAR (padded 'trimmed') never returns trailing spaces: what it reads lands exactly, nothing to flag.
   const sBytes = sc.maxBytes ?? (sc.maxLength !== undefined ? sc.maxLength * 4 : sc.type === 'uuid' ? 36 : undefined);
   if (dc.maxBytes !== undefined && (sBytes === undefined || sBytes > dc.maxBytes)) v.rejects.push(`values longer than ${dc.maxBytes} bytes`);
   if (dc.labels) {
