@@ -2,7 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
-import type { PlanItem, Sink, SinkContext } from '../../core/route.js';
+import type { DescribedColumn, PlanItem, Sink, SinkContext } from '../../core/route.js';
 import { toEnvelopeLine } from './envelope.js';
 import { endAtLine, type LastLine } from './torn-tail.js';
 
@@ -92,6 +92,20 @@ export class NdjsonSink implements Sink {
 
   async plan(): Promise<PlanItem[]> {
     return [{ label: 'sink', value: this.ep.stdio ? 'NDJSON lines to stdout' : `NDJSON lines to ${this.ep.file}` }];
+  }
+
+  /**
+   * What a JSON line cannot carry of a typed column, flagged in the plan: a json document is a
+   * field's value, and the whitespace around it (kept by PostgreSQL json) is syntax between tokens
+   * that no reader keeps; the document null and SQL NULL are the same `null`.
+   */
+  planMapping(columns: DescribedColumn[]): PlanItem[] {
+    return columns.map((c) => {
+      const lossy: string[] = [];
+      if (c.type === 'json' && c.kind === 'postgres' && c.dbType === 'json') lossy.push('whitespace around the document is JSON syntax in a line, not part of the value: read back without it');
+      if (c.type === 'json' && c.nullable) lossy.push('the document null reads back as SQL NULL (both are null in a line)');
+      return { label: `  ${c.name} ${c.dbType}`, value: `→ JSON value${lossy.length ? `  LOSSY: ${lossy.join('; ')}` : ''}` };
+    });
   }
 }
 
