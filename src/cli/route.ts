@@ -121,6 +121,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     hub.mode = (await source.plan?.().catch(() => []))?.find((i) => i.label === 'mode')?.value ?? a.command;
     hub.sourcePool = () => source?.poolStats?.();
     hub.sinkPool = () => sink?.poolStats?.();
+    hub.sinkWaiting = () => sink?.waitingOn?.();
     hub.slotLag = () => source?.slotLagBytes?.();
     hub.requestStats = () => source?.requestStats?.();
     hub.sourceCaughtUp = () => source?.caughtUp?.();

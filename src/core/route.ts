@@ -214,6 +214,8 @@ export interface Sink {
   close(): Promise<void>;
   plan?(): Promise<PlanItem[]>;
   poolStats?(): PoolStats | undefined;
+  /** What the sink waits on right now, for the progress line (an HTTP peer that has not answered), or undefined. */
+  waitingOn?(): string | undefined;
   /** Dry run: how the source's columns map onto the sink (columns=auto). */
   planMapping?(columns: DescribedColumn[]): PlanItem[];
 }

@@ -29,6 +29,8 @@ export interface StatsSnapshot {
   sinkPool: PoolStats | undefined;
   slotLagBytes: number | undefined;
   requests: RequestStats | undefined;
+  /** What the sink waits on (an HTTP peer that has not answered), when it does. */
+  waitingOn: string | undefined;
   lastError: string | undefined;
   /** The source has read everything there is and waits for more (tail). */
   caughtUp: boolean;
@@ -74,6 +76,7 @@ export class StatsHub extends EventEmitter<HubEvents> {
   sinkPool: (() => PoolStats | undefined) | undefined;
   slotLag: (() => number | undefined) | undefined;
   requestStats: (() => RequestStats | undefined) | undefined;
+  sinkWaiting: (() => string | undefined) | undefined;
   sourceCaughtUp: (() => boolean | undefined) | undefined;
 
   setState(state: RouteState): void {
@@ -115,6 +118,7 @@ export class StatsHub extends EventEmitter<HubEvents> {
       sinkPool: this.sinkPool?.(),
       slotLagBytes: this.slotLag?.(),
       requests: this.requestStats?.(),
+      waitingOn: this.sinkWaiting?.(),
       lastError: this.lastError,
       caughtUp: this.state === 'running' && this.inFlight === 0 && this.sourceCaughtUp?.() === true,
     };

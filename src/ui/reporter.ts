@@ -66,6 +66,7 @@ export class PlainReporter implements Reporter {
     if (s.slotLagBytes !== undefined) parts.push(`slot lag ${bytes(s.slotLagBytes)}`);
     if (s.requests) parts.push(`${num(s.requests.requests)} requests (${Object.entries(s.requests.statuses).map(([k, v]) => `${k}: ${num(v)}`).join(', ') || 'none answered'})`);
     parts.push(`in flight ${s.inFlight}`);
+    if (s.waitingOn) parts.push(`waiting on ${s.waitingOn}`);
     if (s.retries) parts.push(`batch retries ${s.retries}`);
     if (s.sourcePool) parts.push(`source pool ${pool(s.sourcePool)}`);
     if (s.sinkPool) parts.push(`sink pool ${pool(s.sinkPool)}`);
@@ -126,6 +127,7 @@ export class JsonReporter implements Reporter {
       estimated_rows: s.estimatedRows,
       caught_up: s.caughtUp,
       in_flight: s.inFlight,
+      waiting_on: s.waitingOn ?? null,
       retries: s.retries,
       dead_lettered: s.deadLettered,
       dropped_fields: s.dropped,

@@ -134,6 +134,23 @@ describe('HTTP sink: a peer that stalls', () => {
   }
 });
 
+describe('HTTP sink: what a copy waits on', () => {
+  it('a peer that sends headers and stalls: every progress line says the copy waits on that host, for how long, and the timeout', async () => {
+    const t = await peer(() => 'stall');
+    const r = await bridge(['copy', fixture('waits.ndjson', 30), `${t.url}/in?request_timeout_ms=3000&batch_concurrency=5`, '--max-retries', '1', '--progress', 'plain', '--progress-interval', '400'], { timeout: 60_000 });
+    expect(r.exitCode).toBe(3);
+    // Once a request has waited a second, each line names what holds the copy: 5 at once, then (the breaker open) the retry's single probe.
+    const progress = lines(r.stderr).filter((l) => /, in flight \d/.test(l) && /oldest [1-9]/.test(l));
+    expect(progress.length).toBeGreaterThan(2);
+    for (const l of progress) expect(l).toMatch(/waiting on 127\.0\.0\.1:\d+: (5 requests|1 request), oldest \d+(\.\d)? s \(answer started, not finished; request_timeout_ms 3000\)/);
+    expect(progress.some((l) => / 5 requests, oldest [12](\.\d)? s /.test(l))).toBe(true);
+    const json = await bridge(['copy', fixture('waits-json.ndjson', 5), `${t.url}/in?request_timeout_ms=1500`, '--max-retries', '1', '--progress', 'json', '--progress-interval', '400'], { timeout: 60_000 });
+    const waits = lines(json.stderr).map((l) => JSON.parse(l) as { waiting_on?: string | null }).filter((o) => o.waiting_on);
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits[0]!.waiting_on).toMatch(/^127\.0\.0\.1:\d+: 5 requests, oldest/);
+  });
+});
+
 describe('HTTP sink: credentials in the URL', () => {
   const password = 'p@ss w0rd-9d1e';
   const userinfo = `svc:${encodeURIComponent(password)}`;

@@ -9,6 +9,7 @@ import { basicAuthHeader, checkCustomHeaders, clientTls, requestUrl } from './cl
 import { compress, type Codec } from './codecs.js';
 import { Pacer, PeerAskedToWait, retryAfterMs } from './pacing.js';
 import { streamItems } from './response-items.js';
+import { Outstanding } from './outstanding.js';
 import { isUndiciTimeout, StallBreaker, TimedOut } from './stall-breaker.js';
 
 type Undici = typeof import('undici');
@@ -49,6 +50,7 @@ export class HttpSink implements Sink {
   private readonly target: string;
   private readonly host: string;
   private readonly stalls: StallBreaker;
+  private readonly outstanding: Outstanding;
   private pacer!: Pacer;
   private readonly delivered = new WeakMap<Message, Reply | null>();
   private stream: Sink | undefined;
@@ -63,6 +65,12 @@ export class HttpSink implements Sink {
     this.codec = this.f.compression && this.f.compression !== 'none' ? this.f.compression : this.f.compression_enabled ? 'gzip' : undefined;
     checkCustomHeaders(this.f.custom_headers);
     this.stalls = new StallBreaker(this.f.batch_concurrency);
+    this.outstanding = new Outstanding(this.host, this.f.request_timeout_ms);
+  }
+
+  /** The progress line's "waiting on": the requests this sink has out and not answered. */
+  waitingOn(): string | undefined {
+    return this.outstanding.describe();
   }
 
   async open(ctx: SinkContext): Promise<void> {
@@ -179,6 +187,7 @@ export class HttpSink implements Sink {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), ms);
     let headersIn = false;
+    const out = this.outstanding.begin();
     try {
       const res = await this.undici.request(this.target, {
         method: (this.f.method ?? 'POST').toUpperCase() as 'POST',
@@ -190,6 +199,7 @@ export class HttpSink implements Sink {
         signal: AbortSignal.any([stop, deadline.signal]),
       });
       headersIn = true;
+      this.outstanding.headers(out);
       const type = String(res.headers['content-type'] ?? '');
       if (res.statusCode < 200 || res.statusCode >= 300) {
         const text = (await res.body.text().catch(() => '')).slice(0, 200);
@@ -220,6 +230,7 @@ export class HttpSink implements Sink {
       throw transientError(`request to ${this.host} failed: ${(e as Error).message}`, e);
     } finally {
       clearTimeout(timer);
+      this.outstanding.end(out);
     }
   }
 

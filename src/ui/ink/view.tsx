@@ -72,6 +72,7 @@ export function LiveView({ hub, final }: { hub: StatsHub; final?: StatsSnapshot 
           {s.dropped > 0 ? ` · fields dropped ${num(s.dropped)}` : ''}
           {s.lossy > 0 ? ` · lossy values ${num(s.lossy)}` : ''}
         </Text>
+        {s.waitingOn !== undefined && <Text color={color('yellow')}>waiting on {s.waitingOn}</Text>}
         {s.lastError !== undefined && s.state === 'retrying' && <Text color={color('yellow')}>last error: {s.lastError}</Text>}
       </Box>
     </>
