@@ -101,7 +101,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     if (!a.dryRun) sink.prepare?.(warn);
     const info = (t: string): void => hub.info(t);
     // Which side failed to connect is half of the answer (PostgreSQL to PostgreSQL looks the same otherwise).
-    await source.open({ mode: a.command, batchSize: a.batchSize, warn, info, exitWhenDrained: a.exitWhenDrained, dryRun: a.dryRun, stop }).catch((e: unknown) => {
+    await source.open({ mode: a.command, batchSize: a.batchSize, warn, info, exitWhenDrained: a.exitWhenDrained, dryRun: a.dryRun, stop, limit: a.limit }).catch((e: unknown) => {
       throw e instanceof BridgeError ? e.on('source') : e;
     });
     sourceTable = await source.describeTable?.(a.dryRun);

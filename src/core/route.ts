@@ -88,6 +88,8 @@ export interface SourceContext {
   dryRun: boolean;
   /** Aborted by SIGINT/SIGTERM: a source whose opening can wait long (creating a replication slot) gives up and undoes it. */
   stop?: AbortSignal;
+  /** --limit: a source that gives whole transactions (change capture) keeps to `max` instead. */
+  limit?: number;
 }
 
 /** A consumer endpoint: yields batches, pulled by the pipeline (backpressure = not calling next). */

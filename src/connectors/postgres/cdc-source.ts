@@ -1,6 +1,5 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, transientError } from '../../core/errors.js';
-import type { Message } from '../../core/message.js';
 import type { DescribedTable, PlanItem, PoolStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
 import { Wakeup } from '../../core/wakeup.js';
 import { openDatabase, type Database } from '../sql/database.js';
@@ -9,6 +8,7 @@ import { parsePgArray } from './array.js';
 import { describeCaptured, explainStreamError, lostTemporarySlot, prepareCapture, slotHolds, slotLag, slotMaker } from './cdc-setup.js';
 import { pgConfig } from './driver.js';
 import { postgresKind } from './index.js';
+import { takeTransactions, WHOLE_TRANSACTION_MAX } from './cdc-batches.js';
 import { ChangeAssembler, type Item } from './cdc-changes.js';
 import { formatLsn, type PgOutputMessage } from './pgoutput.js';
 import { ReplicationStream } from './replication-stream.js';
@@ -28,6 +28,7 @@ export class CdcSource implements Source {
   private releaseDb: (() => Promise<void>) | undefined;
   private stream: ReplicationStream | undefined;
   private ctx!: SourceContext;
+  private warnedSplit = false;
   private readonly changes: ChangeAssembler;
   private ready: Item[] = [];
   private readyMessages = 0;
@@ -178,20 +179,14 @@ export class CdcSource implements Source {
     this.streamFromSlot().catch((e) => this.fail(e));
   }
 
+  /** The next batch: whole source transactions (see takeTransactions). */
   private take(max: number): SourceBatch {
-    const messages: Message[] = [];
-    let commit: bigint | undefined;
-    let i = 0;
-    for (; i < this.ready.length; i++) {
-      const item = this.ready[i]!;
-      if ('commit' in item) {
-        commit = item.commit;
-        continue;
-      }
-      if (messages.length >= max) break;
-      messages.push(item.m);
+    const { messages, commit, used, split } = takeTransactions(this.ready, max, this.ctx.limit !== undefined);
+    if (split && !this.warnedSplit) {
+      this.warnedSplit = true;
+      this.ctx.warn(`a source transaction has more than ${WHOLE_TRANSACTION_MAX} changes of ${this.f.table}: it is applied in parts, and until its last part lands the sink shows part of it`);
     }
-    this.ready.splice(0, i);
+    this.ready.splice(0, used);
     this.readyMessages -= messages.length;
     this.inFlight++;
     this.backpressure();
