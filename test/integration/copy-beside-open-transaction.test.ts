@@ -54,6 +54,29 @@ for (const kind of ['postgres', 'mariadb'] as const)
       expect(count(out)).toBe(1000);
     }, 60_000);
 
+    it('4 --partition parts at once beside an idle read-only transaction: each saves its end, and each re-run delivers nothing', async () => {
+      const db = dbs[kind]!;
+      const t = `t_beside_parts_${kind}`;
+      await table(t);
+      for (let i = 0; i < 4; i++) await db.exec(`INSERT INTO ${t} (v) SELECT v FROM ${t} LIMIT 1000`);
+      const other = await session(kind);
+      await other.run('BEGIN');
+      await other.run(`SELECT * FROM ${t}_other`);
+      const part = (k: number) => ['copy', db.url(t, 'cursor_id=nightly'), `file://${path.join(dir, `${t}.${k}.ndjson`)}`, '--cursor-column', 'id', '--partition', `${k}/4`, '--batch-size', '50', '--progress', 'none'];
+      // The parts read at the same time: each one's statements are running while the others list open transactions.
+      const first = await Promise.all([0, 1, 2, 3].map((k) => bridge(part(k))));
+      for (const r of first) {
+        expect(r.exitCode, r.stderr).toBe(0);
+        expect(r.stderr).not.toMatch(/not saved past/);
+      }
+      const again = await Promise.all([0, 1, 2, 3].map((k) => bridge(part(k))));
+      await other.run('COMMIT');
+      await other.close();
+      for (const r of again) expect(r.exitCode, r.stderr).toBe(0);
+      const total = [0, 1, 2, 3].reduce((n, k) => n + count(path.join(dir, `${t}.${k}.ndjson`)), 0);
+      expect(total).toBe(5000);
+    }, 120_000);
+
     it('a transaction that has written: the copy says what holds the position (session, age) and claims no position it did not save', async () => {
       const db = dbs[kind]!;
       const t = `t_beside_writer_${kind}`;
