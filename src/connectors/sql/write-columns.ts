@@ -7,7 +7,7 @@ import { ColumnRows, type ColumnRowsOptions, type Row } from './column-rows.js';
 import type { Database } from './database.js';
 import { SqlRowSet } from './row-set.js';
 import type { ColumnInfo } from './types.js';
-import { deleteStatements, hasChanges, segments } from './write-mirror.js';
+import { deleteStatements, hasChanges, overlay, segments } from './write-mirror.js';
 import { chunkByParams, StatementWriter, type Statement } from './writer.js';
 
 export type { Row } from './column-rows.js';
@@ -123,9 +123,14 @@ export class ColumnsWriter extends StatementWriter {
   private groupsOf(rows: Row[]): Group[] {
     if (this.key) {
       // The same key twice in one statement is an error in PostgreSQL; the last one wins (decisions §5).
-      const last = new Map<string, number>();
-      rows.forEach((r, i) => r.keyText !== undefined && last.set(r.keyText, i));
-      rows = rows.filter((r, i) => r.keyText === undefined || last.get(r.keyText) === i);
+      // Columns a later change does not carry keep the earlier change's values (overlay).
+      const last = new Map<string, { i: number; row: Row }>();
+      rows.forEach((r, i) => {
+        if (r.keyText === undefined) return;
+        const before = last.get(r.keyText);
+        last.set(r.keyText, { i, row: before ? overlay(before.row, r) : r });
+      });
+      rows = rows.flatMap((r, i) => (r.keyText === undefined ? [r] : last.get(r.keyText)!.i === i ? [last.get(r.keyText)!.row] : []));
     }
     return this.group(rows);
   }

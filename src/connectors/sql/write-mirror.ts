@@ -44,10 +44,29 @@ export function segments(messages: Message[], row: (m: Message) => Row): Segment
       continue;
     }
     const r = row(m);
-    current.set(r.keyText ?? `#${current.size}`, { row: r, op });
+    const k = r.keyText ?? `#${current.size}`;
+    const before = current.get(k);
+    current.set(k, { row: op === 'upsert' && before?.op === 'upsert' ? overlay(before.row, r) : r, op });
   }
   flush();
   return out.filter((s) => s.truncate || s.upserts.length || s.deletes.length);
+}
+
+/**
+ * A later upsert of a key over an earlier one: the later values win, and a column the later one
+ * does not carry keeps the earlier value — PostgreSQL sends an UPDATE without the TOASTed values it
+ * did not change, and the key's last change alone would have written them as NULL.
+ */
+export function overlay(earlier: Row, later: Row): Row {
+  if (earlier.cols === later.cols || earlier.cols.every((c) => later.cols.includes(c))) return later;
+  const cols = [...later.cols];
+  const values = [...later.values];
+  earlier.cols.forEach((c, i) => {
+    if (later.cols.includes(c)) return;
+    cols.push(c);
+    values.push(earlier.values[i]);
+  });
+  return { ...later, cols, values };
 }
 
 /** `DELETE … WHERE (k1 = ? AND k2 = ?) OR …` for the keys of `rows`, within the bind limit. */
