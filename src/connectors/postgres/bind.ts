@@ -1,9 +1,10 @@
 import type { JsonNode } from '../../core/json-exact.js';
-import { Binder, Reject } from '../sql/bind.js';
+import { Binder, PASS_THROUGH, Reject, type Converter, type SourceColumn } from '../sql/bind.js';
 import { stringValue, type RawField } from '../../core/json-fields.js';
 import { BASE64, OFFSET } from '../sql/bind-rules.js';
 import { BIT_STRING, bytesToBits, varyingBits } from '../sql/bit-strings.js';
 import { BOUNDS } from './array.js';
+import { postgisConverter, postgisVerdict } from './postgis.js';
 import type { ColumnInfo, LogicalType } from '../sql/types.js';
 
 /** An element of a PostgreSQL array literal: numbers keep their text, strings are quoted, objects are their JSON text. */
@@ -36,6 +37,16 @@ export class PgBinder extends Binder {
   override readonly textNul = false;
   override readonly serverParsesJson = true;
   override readonly holds = { decimalSpecials: true, dateInfinity: true, zeroDates: false, bcDates: true, negativeZero: true, untyped: false, invalidEnum: false };
+
+  /** A PostGIS column (variant `spatial`) takes MySQL/MariaDB geometry bytes as hex EWKB (see postgisConverter). */
+  override compile(col: ColumnInfo, src?: SourceColumn): Converter {
+    const conv = super.compile(col, src);
+    return col.variant === 'spatial' && conv !== PASS_THROUGH ? postgisConverter(conv, col, src) : conv;
+  }
+
+  override spatialVerdict(col: ColumnInfo, src: ColumnInfo): { lossy: string[]; rejects: string[] } {
+    return postgisVerdict(col, src);
+  }
 
   protected override decimalSpecial(special: string, col: ColumnInfo): boolean {
     return special === 'NaN' || col.precision === undefined;

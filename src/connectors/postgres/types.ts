@@ -1,5 +1,6 @@
 import type { ColumnInfo, LogicalType } from '../sql/types.js';
 import { varyingBits } from '../sql/bit-strings.js';
+import { isPostgisType } from './postgis.js';
 
 /** Built-in type OIDs → logical type. Unknown OIDs (enums, domains, extensions) render as text. */
 const SCALARS: Record<number, LogicalType> = {
@@ -159,6 +160,8 @@ export function pgAttributes(udt: string, formatted: string): Partial<ColumnInfo
       out.variant = 'jsonb';
       break;
   }
+  // PostGIS geometry/geography (an extension: known by name, maybe schema-qualified): takes MySQL's geometry bytes.
+  if (isPostgisType(base)) out.variant = 'spatial';
   return out;
 }
 

@@ -201,6 +201,13 @@ function text(s: Side, d: Side, v: Verdict): void {
   const sc = s.col;
   const dc = d.col;
   if (dc.variant === 'bit') return bitString(s, d, v);
+  if (sc.type === 'bytes' && dc.variant === 'spatial') {
+    // Bytes into a spatial column that reads text (PostGIS): its kind converts them and says what lands.
+    const k = d.binder.spatialVerdict(dc, sc);
+    v.lossy.push(...k.lossy);
+    v.rejects.push(...k.rejects);
+    return;
+  }
   if (sc.type === 'bytes') v.lossy.push('bytes stored as their base64 text');
   const textual = (sc.type === 'text' && sc.variant !== 'inet' && (!sc.labels || sc.labels.some((l) => l.includes('\u0000')))) || sc.type === 'json';
   if (textual && s.binder.textNul && !d.binder.textNul) v.rejects.push(`text holding NUL (\\u0000), which ${dc.dbType} cannot store`);

@@ -24,6 +24,14 @@ export class Binder {
   /** What else the kind's columns can hold, beyond their nominal type (for the dry run's verdicts). */
   readonly holds: KindHolds = { decimalSpecials: false, dateInfinity: false, zeroDates: false, bcDates: false, negativeZero: true, untyped: false, invalidEnum: false };
 
+  /**
+   * For the dry run: what spatial column `col` of this kind (variant `spatial`, reading text) makes
+   * of the bytes of source column `src`, which a MySQL/MariaDB spatial column gives. Nothing, unless the kind says.
+   */
+  spatialVerdict(_col: ColumnInfo, _src: ColumnInfo): { lossy: string[]; rejects: string[] } {
+    return { lossy: [], rejects: [] };
+  }
+
   /** Compiles the converter of one column; `src` is the source column when the source is a typed table. */
   compile(col: ColumnInfo, src?: SourceColumn): Converter {
     // The same type on the same kind of database: the driver's own value goes back unchanged (no checks to make).

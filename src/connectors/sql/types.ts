@@ -64,7 +64,8 @@ export interface ColumnInfo {
  * Flavours that change what a value means or how it must be bound: jsonb normalises documents,
  * YEAR takes numbers, SET holds comma lists, interval/duration are spans, `tinybool` is MySQL's
  * TINYINT(1) (a boolean that can hold -128..127), `bit` is MySQL BIT(n), `instant` is MySQL TIMESTAMP
- * (an instant kept in UTC, 1970–2038).
+ * (an instant kept in UTC, 1970–2038), `spatial` a geometry column: MySQL/MariaDB spatial types (bytes:
+ * the SRID, then WKB) or PostGIS geometry/geography (text: hex EWKB), which takes MySQL's bytes.
  */
 export type ColumnVariant = 'jsonb' | 'year' | 'set' | 'enum' | 'interval' | 'duration' | 'tinybool' | 'bit' | 'timetz' | 'instant' | 'spatial' | 'inet';
 
