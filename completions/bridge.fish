@@ -51,6 +51,7 @@ complete -c bridge -n '__fish_seen_subcommand_from copy' -l retry-after-max-ms
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l select-query
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l server-protocol
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l slot-name
+complete -c bridge -n '__fish_seen_subcommand_from copy' -l snapshot
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l source-metadata
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l spool-dir
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l spool-max-bytes
@@ -110,6 +111,7 @@ complete -c bridge -n '__fish_seen_subcommand_from tail' -l retry-after-max-ms
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l select-query
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l server-protocol
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l slot-name
+complete -c bridge -n '__fish_seen_subcommand_from tail' -l snapshot
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l source-metadata
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l spool-dir
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l spool-max-bytes
@@ -166,6 +168,7 @@ complete -c bridge -n '__fish_seen_subcommand_from serve' -l retry-after-max-ms
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l select-query
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l server-protocol
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l slot-name
+complete -c bridge -n '__fish_seen_subcommand_from serve' -l snapshot
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l source-metadata
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l spool-dir
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l spool-max-bytes
@@ -189,7 +192,7 @@ function __bridge_url
   if string match -q -- '*\?*' $cur
     set -l base (string replace -r '[?&][^?&]*$' '' -- $cur)
     set -l sep (string sub -s (math (string length -- $base) + 1) -l 1 -- $cur)
-    set -l fields table username password tls shared max_connections min_connections acquire_timeout_ms idle_timeout_ms max_lifetime_ms test_before_acquire auto_create_table bulk_copy columns extra_column key insert_query lookup_query select_query delete_after_read cursor_column cursor_id partition key_range cursor_lag_ms checkpoint_store source_metadata timestamps polling_interval_ms max_polling_interval_ms publication slot_name temporary_slot create_publication
+    set -l fields table username password tls shared max_connections min_connections acquire_timeout_ms idle_timeout_ms max_lifetime_ms test_before_acquire auto_create_table bulk_copy columns extra_column key insert_query lookup_query select_query delete_after_read cursor_column cursor_id partition key_range cursor_lag_ms checkpoint_store source_metadata timestamps polling_interval_ms max_polling_interval_ms publication slot_name temporary_slot snapshot create_publication
     if string match -q -- 'http*' $cur
       set fields method path basic_auth custom_headers tls request_timeout_ms compression_enabled compression compression_threshold_bytes batch_concurrency pool_idle_timeout_ms tcp_keepalive_ms shared stream_response_to retry_after_max_ms concurrency_limit fire_and_forget spool_dir spool_max_bytes inline_response_fast_path internal_buffer_size message_id_header receive_streamable server_protocol workers headers_timeout_ms keep_alive_timeout_ms idempotency_window_ms max_body_bytes
     end

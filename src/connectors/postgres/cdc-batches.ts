@@ -50,3 +50,67 @@ export function takeTransactions(ready: Item[], max: number, strict: boolean, wh
   }
   return { messages, commit, used: i, split: false };
 }
+
+/**
+ * The changes released by their commits and not yet taken into batches, in commit order. The
+ * socket is paused while too many wait for the sink, so memory stays bounded.
+ */
+export class ReleasedChanges {
+  private ready: Item[] = [];
+  private count = 0;
+  private paused = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly flow: { pause(): void; resume(): void },
+  ) {}
+
+  /** Messages waiting. */
+  get waiting(): number {
+    return this.count;
+  }
+
+  get empty(): boolean {
+    return this.ready.length === 0;
+  }
+
+  clear(): void {
+    this.ready = [];
+    this.count = 0;
+    this.paused = false;
+  }
+
+  /** A committed transaction's items (its messages, then its commit). */
+  push(tx: Item[]): void {
+    for (const item of tx) this.ready.push(item);
+    this.count += tx.length - 1;
+    this.flowControl();
+  }
+
+  /** The commit at the head when no message comes before it (a transaction without changes of the table). */
+  shiftCommit(): bigint | undefined {
+    const head = this.ready[0];
+    if (!head || !('commit' in head)) return undefined;
+    this.ready.shift();
+    return head.commit;
+  }
+
+  /** The next batch (see takeTransactions), taken out. */
+  take(max: number, strict: boolean): Taken {
+    const t = takeTransactions(this.ready, max, strict);
+    this.ready.splice(0, t.used);
+    this.count -= t.messages.length;
+    this.flowControl();
+    return t;
+  }
+
+  private flowControl(): void {
+    if (!this.paused && this.count > this.limit) {
+      this.flow.pause();
+      this.paused = true;
+    } else if (this.paused && this.count < this.limit / 2) {
+      this.flow.resume();
+      this.paused = false;
+    }
+  }
+}

@@ -100,16 +100,30 @@ export class ChangeAssembler {
       // Unchanged TOAST values are not sent: leave those fields out rather than invent them.
       if (tuple[i] !== undefined && (!keyOnly || c.key)) idx.push(i);
     });
-    const sig = `${relationId}:${idx.join(',')}`;
+    const shape = this.shapeOf(`${relationId}:${idx.join(',')}`, idx.map((i) => rel.columns[i]!));
+    this.push(Message.lazy(new RowFields(shape, idx.map((i) => tuple[i])), this.meta(op, lsn), this.seed()));
+    return undefined;
+  }
+
+  /**
+   * A row of the initial copy (values as PostgreSQL's text, as pgoutput sends them), shaped like an
+   * insert of the stream, with `bridge.snapshot` set; its id comes from its key, the same in every copy.
+   */
+  copiedRow(fields: { name: string; typeOid: number }[], values: (string | null)[], key: string): Message {
+    const shape = this.shapeOf(`copy:${fields.map((f) => `${f.name}:${f.typeOid}`).join(',')}`, fields);
+    const meta: Metadata = { 'bridge.op': 'insert', 'bridge.table': this.table, 'bridge.snapshot': 'true' };
+    return Message.lazy(new RowFields(shape, values), meta, `pg:${this.table}:copy:${key}`);
+  }
+
+  private shapeOf(sig: string, columns: { name: string; typeOid: number }[]): RowShape {
     let shape = this.shapes.get(sig);
     if (!shape) {
-      const cols: RenderColumn[] = idx.map((i) => ({ name: rel.columns[i]!.name, ...pgType(rel.columns[i]!.typeOid) }));
+      const cols: RenderColumn[] = columns.map((c) => ({ name: c.name, ...pgType(c.typeOid) }));
       const binder = postgresKind.dialect.binder;
       const sources = cols.map((c) => ({ col: { name: c.name, type: c.type ?? 'text', dbType: c.type ?? 'text', nullable: true }, type: c.type, loose: false, kind: 'postgres', binder }));
       shape = new RowShape(cols, this.render, false, rowRenderer(cols, this.render, false), sources);
       this.shapes.set(sig, shape);
     }
-    this.push(Message.lazy(new RowFields(shape, idx.map((i) => tuple[i])), this.meta(op, lsn), this.seed()));
-    return undefined;
+    return shape;
   }
 }

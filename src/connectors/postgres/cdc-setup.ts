@@ -19,13 +19,15 @@ export async function prepareCapture(
   f: { table: string; publication: string; slot_name: string; create_publication: boolean; temporary_slot: boolean },
   dryRun: boolean,
   slotMaker?: SlotMaker,
+  /** snapshot=initial: the caller creates the slot itself (exporting its snapshot). */
+  copyFirst = false,
 ): Promise<{ info: TableInfo; walEnd: bigint; stopped?: boolean }> {
   const level = String((await q('SHOW wal_level'))[0]![0]);
   if (level !== 'logical') throw configError(`change capture needs wal_level=logical (the server has ${level}): run ALTER SYSTEM SET wal_level = logical; then restart PostgreSQL`);
   const info = await postgresKind.dialect.introspect({ query: conn }, f.table);
   if (!info.exists) throw configError(`table ${f.table} does not exist in the postgres source`);
   await ensurePublication(q, f.publication, f.table, f.create_publication, dryRun);
-  if (!dryRun && !f.temporary_slot && (await ensureSlot(q, f.slot_name, slotMaker)) === 'stopped') return { info, walEnd: 0n, stopped: true };
+  if (!dryRun && !f.temporary_slot && !copyFirst && (await ensureSlot(q, f.slot_name, slotMaker)) === 'stopped') return { info, walEnd: 0n, stopped: true };
   return { info, walEnd: parseLsn(String((await q('SELECT pg_current_wal_lsn()::text'))[0]![0])) };
 }
 
@@ -90,8 +92,7 @@ export interface SlotMaker {
 
 /** Creates the replication slot if missing; refuses one of another plugin or in use. 'stopped': a stop came first, and no slot of this run is left. */
 export async function ensureSlot(q: Query, slot: string, maker?: SlotMaker): Promise<'ok' | 'stopped'> {
-  const rows = await q('SELECT plugin, active_pid, database FROM pg_replication_slots WHERE slot_name = $1', [slot]);
-  if (rows.length === 0) {
+  if (!(await slotExists(q, slot))) {
     if (maker?.stop.aborted) return 'stopped';
     try {
       if (!maker) await q(`SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, [slot]);
@@ -103,10 +104,17 @@ export async function ensureSlot(q: Query, slot: string, maker?: SlotMaker): Pro
     }
     return 'ok';
   }
+  return 'ok';
+}
+
+/** Whether the slot exists; refuses one of another plugin or in use. */
+export async function slotExists(q: Query, slot: string): Promise<boolean> {
+  const rows = await q('SELECT plugin, active_pid FROM pg_replication_slots WHERE slot_name = $1', [slot]);
+  if (rows.length === 0) return false;
   const [plugin, pid] = rows[0]!;
   if (plugin !== 'pgoutput') throw configError(`replication slot ${slot} uses the ${String(plugin)} plugin, not pgoutput: choose another slot_name`);
   if (pid !== null && pid !== undefined) throw configError(`replication slot ${slot} is in use by server process ${String(pid)} (another bridge tail?): stop it, or give this one another slot_name`);
-  return 'ok';
+  return true;
 }
 
 /** Slot creation that a stop cancels: the statement runs on one pooled connection, the cancel on a connection of its own. */
@@ -147,6 +155,12 @@ async function createStoppably(slot: string, maker: SlotMaker): Promise<'ok' | '
     await query('SELECT pg_drop_replication_slot($1)', [slot]);
     return 'stopped';
   });
+}
+
+/** A slot outlives the process and keeps WAL until it is dropped: says so, and how, when the run ends. */
+export async function saySlotRemains(q: Query, slot: string, info: ((text: string) => void) | undefined): Promise<void> {
+  const held = await slotHolds(q, slot).catch(() => undefined);
+  if (held !== undefined) info?.(`replication slot ${slot} remains (it holds ${held} of WAL until a tail resumes from it); when you no longer need it: bridge slots drop ${slot} <url>`);
 }
 
 /** The slot's WAL retention, for the line a stopped tail prints. */

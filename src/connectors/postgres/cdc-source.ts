@@ -5,15 +5,17 @@ import { Wakeup } from '../../core/wakeup.js';
 import { openDatabase, type Database } from '../sql/database.js';
 import type { TableInfo } from '../sql/types.js';
 import { parsePgArray } from './array.js';
-import { describeCaptured, explainStreamError, lostTemporarySlot, prepareCapture, slotHolds, slotLag, slotMaker } from './cdc-setup.js';
+import { describeCaptured, explainStreamError, lostTemporarySlot, prepareCapture, saySlotRemains, slotLag, slotMaker } from './cdc-setup.js';
 import { pgConfig } from './driver.js';
 import { postgresKind } from './index.js';
-import { takeTransactions, WHOLE_TRANSACTION_MAX } from './cdc-batches.js';
-import { ChangeAssembler, type Item } from './cdc-changes.js';
+import { ReleasedChanges, WHOLE_TRANSACTION_MAX } from './cdc-batches.js';
+import { ChangeAssembler } from './cdc-changes.js';
+import { CopyPhase, InitialCopy } from './cdc-initial-copy.js';
+import { capturePlan, startCapture } from './cdc-start.js';
 import { formatLsn, type PgOutputMessage } from './pgoutput.js';
 import { ReplicationStream } from './replication-stream.js';
 
-type Fields = { table: string; publication: string; slot_name: string; create_publication: boolean; source_metadata: boolean; temporary_slot: boolean };
+type Fields = { table: string; publication: string; slot_name: string; create_publication: boolean; source_metadata: boolean; temporary_slot: boolean; snapshot?: string; checkpoint_store?: string };
 
 /**
  * Change capture through a logical replication slot with pgoutput (decisions §3): one message per
@@ -30,8 +32,7 @@ export class CdcSource implements Source {
   private ctx!: SourceContext;
   private warnedSplit = false;
   private readonly changes: ChangeAssembler;
-  private ready: Item[] = [];
-  private readyMessages = 0;
+  private released!: ReleasedChanges;
   private inFlight = 0;
   private confirmed = 0n;
   private received = 0n;
@@ -41,10 +42,11 @@ export class CdcSource implements Source {
   private stoppedEarly = false;
   private readonly wakeup = new Wakeup();
   private timer: NodeJS.Timeout | undefined;
-  private paused = false;
   private lag: number | undefined;
   private lagTimer: NodeJS.Timeout | undefined;
   private info: TableInfo | undefined;
+  /** snapshot=initial: the rows that existed before the slot, delivered before its stream. */
+  private copying: CopyPhase | undefined;
 
   constructor(private readonly ep: Endpoint) {
     const render = { timestamps: (ep.fields.timestamps as 'text' | 'rfc3339') ?? 'text', parseArray: parsePgArray };
@@ -59,32 +61,47 @@ export class CdcSource implements Source {
 
   async open(ctx: SourceContext): Promise<void> {
     this.ctx = ctx;
+    this.released = new ReleasedChanges(Math.max(10_000, ctx.batchSize * 8), { pause: () => this.stream?.pause(), resume: () => this.stream?.resume() });
     postgresKind.dialect.table(this.f.table);
     const opened = await openDatabase(this.ep, postgresKind, ctx.warn);
     this.db = opened.db;
     this.releaseDb = opened.release;
-    const ready = await prepareCapture(this.q, (s, p) => this.db.query(s, p), this.f, ctx.dryRun, ctx.stop && slotMaker(this.db, this.ep, ctx.warn, ctx.stop));
+    const copyFirst = this.f.snapshot !== 'never';
+    const maker = ctx.stop && slotMaker(this.db, this.ep, ctx.warn, ctx.stop);
+    const ready = await prepareCapture(this.q, (s, p) => this.db.query(s, p), this.f, ctx.dryRun, maker, copyFirst);
     this.info = ready.info;
     this.drainTarget = ready.walEnd;
-    if (ready.stopped) {
+    const stream = this.newStream();
+    const start = ready.stopped || ctx.dryRun || !copyFirst ? ready : await startCapture({ db: this.db, q: this.q, stream, f: this.f, maker, failed: (e) => this.copyStreamFailed(e) });
+    if (start.stopped) {
       ctx.warn(`stopped while replication slot ${this.f.slot_name} was being created (it waits for every transaction that has written): no slot was left`);
       this.stoppedEarly = true;
       return;
     }
     if (ctx.dryRun) return;
-    await this.streamFromSlot();
+    if ('copy' in start && start.copy) {
+      this.stream = stream;
+      this.copying = await CopyPhase.open(new InitialCopy(pgConfig(this.ep, ctx.warn), this.f.table, ready.info, this.changes), start.copy, start.progress, ctx.warn);
+    } else await this.streamFromSlot(stream);
     this.lagTimer = setInterval(() => void this.updateLag(), 2000);
     this.lagTimer.unref();
   }
 
-  /** Opens the replication connection and starts streaming from the slot's confirmed position. */
-  private async streamFromSlot(): Promise<void> {
+  private newStream(): ReplicationStream {
+    return new ReplicationStream(pgConfig(this.ep, this.ctx.warn), this.f.slot_name, this.f.publication, this.f.temporary_slot);
+  }
+
+  /** The replication connection fails while the initial copy reads: a temporary slot is lost with it; a permanent one is streamed from a new connection. */
+  private copyStreamFailed(e: unknown): void {
+    if (this.f.temporary_slot) this.fail(e);
+    else this.stream = undefined;
+  }
+
+  /** Opens the replication connection (or uses the one the slot was made on) and streams from the slot's confirmed position. */
+  private async streamFromSlot(stream = this.newStream()): Promise<void> {
     this.changes.reset();
-    this.ready = [];
-    this.readyMessages = 0;
+    this.released.clear();
     this.failure = undefined;
-    this.paused = false;
-    const stream = new ReplicationStream(pgConfig(this.ep, this.ctx.warn), this.f.slot_name, this.f.publication, this.f.temporary_slot);
     this.stream = stream;
     try {
       await stream.start({
@@ -115,26 +132,12 @@ export class CdcSource implements Source {
     if (!tx) return;
     const end = (tx[tx.length - 1] as { commit: bigint }).commit;
     if (end > this.received) this.received = end;
-    for (const item of tx) this.ready.push(item);
-    this.readyMessages += tx.length - 1;
-    this.backpressure();
+    this.released.push(tx);
     this.wakeup.notify();
   }
 
-  /** Pauses the socket while too many changes wait for the sink, so memory stays bounded. */
-  private backpressure(): void {
-    const limit = Math.max(10_000, this.ctx.batchSize * 8);
-    if (!this.paused && this.readyMessages > limit) {
-      this.stream?.pause();
-      this.paused = true;
-    } else if (this.paused && this.readyMessages < limit / 2) {
-      this.stream?.resume();
-      this.paused = false;
-    }
-  }
-
   private idle(): boolean {
-    return this.ready.length === 0 && this.inFlight === 0 && !this.changes.inTransaction;
+    return this.released.empty && this.inFlight === 0 && !this.changes.inTransaction;
   }
 
   private tick(): void {
@@ -151,7 +154,7 @@ export class CdcSource implements Source {
 
   /** Nothing waits to be delivered and the stream has reached the WAL end it knows of. */
   caughtUp(): boolean {
-    return this.idle() && this.received >= this.drainTarget;
+    return !this.copying && this.idle() && this.received >= this.drainTarget;
   }
 
   async next(max: number, signal: AbortSignal): Promise<SourceBatch | null> {
@@ -164,11 +167,22 @@ export class CdcSource implements Source {
         throw e;
       }
       // Transactions without changes of this table: confirm at once when nothing is in flight.
-      while (this.inFlight === 0 && this.ready.length && 'commit' in this.ready[0]!) this.confirm((this.ready.shift() as { commit: bigint }).commit);
-      if (this.readyMessages > 0) return this.take(max);
+      for (let c: bigint | undefined; this.inFlight === 0 && (c = this.released.shiftCommit()) !== undefined; ) this.confirm(c);
+      const copied = await this.copying?.next(max, signal);
+      if (copied === 'over') await this.copyOver();
+      else if (copied && copied !== 'wait') return copied;
+      if (copied) continue;
+      if (this.released.waiting > 0) return this.take(max);
       if ((this.ctx.mode === 'copy' || this.ctx.exitWhenDrained) && this.caughtUp()) return null;
       await this.wakeup.wait(signal);
     }
+  }
+
+  /** Every copied row confirmed: the slot's stream takes over where the copy's snapshot ended. */
+  private async copyOver(): Promise<void> {
+    await this.copying?.close(true);
+    this.copying = undefined;
+    await this.streamFromSlot(this.stream);
   }
 
   private async restart(): Promise<void> {
@@ -181,27 +195,18 @@ export class CdcSource implements Source {
 
   /** The next batch: whole source transactions (see takeTransactions). */
   private take(max: number): SourceBatch {
-    const { messages, commit, used, split } = takeTransactions(this.ready, max, this.ctx.limit !== undefined);
+    const { messages, commit, split } = this.released.take(max, this.ctx.limit !== undefined);
     if (split && !this.warnedSplit) {
       this.warnedSplit = true;
       this.ctx.warn(`a source transaction has more than ${WHOLE_TRANSACTION_MAX} changes of ${this.f.table}: it is applied in parts, and until its last part lands the sink shows part of it`);
     }
-    this.ready.splice(0, used);
-    this.readyMessages -= messages.length;
     this.inFlight++;
-    this.backpressure();
     const position = commit === undefined ? undefined : formatLsn(commit);
-    return {
-      messages,
-      ...(position ? { position: `lsn ${position}` } : {}),
-      ack: async () => {
-        this.inFlight--;
-        if (commit !== undefined) this.confirm(commit);
-      },
-      release: async () => {
-        this.inFlight--;
-      },
+    const ack = async (): Promise<void> => {
+      this.inFlight--;
+      if (commit !== undefined) this.confirm(commit);
     };
+    return { messages, ...(position ? { position: `lsn ${position}` } : {}), ack, release: async () => void this.inFlight-- };
   }
 
   private async updateLag(): Promise<void> {
@@ -222,16 +227,7 @@ export class CdcSource implements Source {
   }
 
   async plan(): Promise<PlanItem[]> {
-    const slot = `${this.f.temporary_slot ? 'temporary ' : ''}slot ${this.f.slot_name}`;
-    const has = async (sql: string, name: string) => (await this.q(sql, [name]).catch(() => [])).length > 0;
-    const pub = (await has('SELECT 1 FROM pg_publication WHERE pubname = $1', this.f.publication)) ? 'exists' : 'created at start (create_publication=true)';
-    const made = this.f.temporary_slot ? 'made at start, dropped when the run ends' : (await has('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', this.f.slot_name)) ? 'exists' : 'created at start';
-    return [
-      { label: 'source', value: `postgres table ${this.f.table}` },
-      { label: 'mode', value: `change capture: publication ${this.f.publication}, ${slot} (pgoutput), one message per row change, released at commit` },
-      { label: 'publication', value: `${this.f.publication}: ${pub}` },
-      { label: 'slot', value: `${this.f.slot_name}: ${made}` },
-    ];
+    return capturePlan(this.q, this.f);
   }
 
   poolStats(): PoolStats | undefined {
@@ -241,14 +237,12 @@ export class CdcSource implements Source {
   async close(): Promise<void> {
     clearInterval(this.timer);
     clearInterval(this.lagTimer);
+    await this.copying?.close(false, (text) => this.ctx.info?.(text), this.f.temporary_slot);
     if (this.stream) {
       this.stream.sendStatus(this.confirmed, false);
       await this.stream.end();
       this.stream = undefined;
-      // A slot outlives the process and keeps WAL until it is dropped: say so, and how.
-      const held = await slotHolds(this.q, this.f.slot_name).catch(() => undefined);
-      if (held !== undefined)
-        this.ctx.info?.(`replication slot ${this.f.slot_name} remains (it holds ${held} of WAL until a tail resumes from it); when you no longer need it: bridge slots drop ${this.f.slot_name} <url>`);
+      await saySlotRemains(this.q, this.f.slot_name, this.ctx.info);
     }
     await this.releaseDb?.();
     this.releaseDb = undefined;

@@ -27,6 +27,10 @@ export class ReplicationStream {
   private client: PgClient | undefined;
   private wire: Wire | undefined;
   lastStatus = 0;
+  /** The slot was created on this connection (a temporary one is not created again by start). */
+  private created = false;
+  /** Standby status updates are CopyData: only once START_REPLICATION runs. */
+  private streaming = false;
 
   constructor(
     private readonly cfg: Record<string, unknown>,
@@ -36,24 +40,52 @@ export class ReplicationStream {
     private readonly temporary: boolean,
   ) {}
 
-  /** Connects and starts streaming from the slot's confirmed position; rejects when the server refuses. */
-  async start(on: StreamEvents): Promise<void> {
+  /** Connects (once); errors of the connection after that go to `failed`. */
+  async connect(failed: (e: unknown) => void): Promise<void> {
+    if (this.client) return;
     const pg = await loadPg();
     const client = new pg.Client({ ...this.cfg, replication: 'database' } as never);
-    client.on('error', (e) => on.failed(e));
+    client.on('error', (e) => failed(e));
     try {
       await client.connect();
     } catch (e) {
       throw classifyPg(e, true);
     }
     this.client = client;
-    const wire = (client as unknown as { connection: Wire }).connection;
-    this.wire = wire;
+    this.wire = (client as unknown as { connection: Wire }).connection;
+  }
+
+  /** The backend pid of the replication connection (a stop cancels its slot creation with it). */
+  get pid(): number | undefined {
+    return (this.client as unknown as { processID?: number } | undefined)?.processID;
+  }
+
+  /**
+   * Creates the slot on this connection. With `exportSnapshot`, returns the name of a snapshot that
+   * sees exactly the rows the slot's stream does not: valid until this connection runs its next
+   * command (START_REPLICATION), so the initial copy reads it first.
+   */
+  async createSlot(exportSnapshot: boolean): Promise<string | undefined> {
     const slot = postgresKind.dialect.quote(this.slot);
-    if (this.temporary) await client.query(`CREATE_REPLICATION_SLOT ${slot} TEMPORARY LOGICAL pgoutput`);
+    const r = await this.client!.query(`CREATE_REPLICATION_SLOT ${slot}${this.temporary ? ' TEMPORARY' : ''} LOGICAL pgoutput ${exportSnapshot ? 'EXPORT_SNAPSHOT' : 'NOEXPORT_SNAPSHOT'}`);
+    this.created = true;
+    const row = r.rows[0] as { snapshot_name?: string | null } | undefined;
+    return row?.snapshot_name ?? undefined;
+  }
+
+  /** Connects if need be and starts streaming from the slot's confirmed position; rejects when the server refuses. */
+  async start(on: StreamEvents): Promise<void> {
+    await this.connect(on.failed);
+    const client = this.client!;
+    const wire = this.wire!;
+    const slot = postgresKind.dialect.quote(this.slot);
+    if (this.temporary && !this.created) await client.query(`CREATE_REPLICATION_SLOT ${slot} TEMPORARY LOGICAL pgoutput`);
     wire.on('copyData', (m: { chunk: Buffer }) => this.onCopyData(m.chunk, on));
     await new Promise<void>((resolve, reject) => {
-      wire.once('replicationStart', () => resolve());
+      wire.once('replicationStart', () => {
+        this.streaming = true;
+        resolve();
+      });
       const pub = this.publication.replace(/'/g, "''");
       client.query(`START_REPLICATION SLOT ${slot} LOGICAL 0/0 (proto_version '1', publication_names '${pub}')`).then(
         () => on.failed(new Error('the replication stream ended')),
@@ -72,7 +104,7 @@ export class ReplicationStream {
 
   /** Standby status update: everything up to `confirmed` is flushed. */
   sendStatus(confirmed: bigint, reply: boolean): void {
-    if (!this.wire) return;
+    if (!this.wire || !this.streaming) return;
     const b = Buffer.alloc(34);
     b[0] = 0x72;
     b.writeBigUInt64BE(confirmed, 1);

@@ -125,6 +125,16 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
     description: 'PostgreSQL change capture: a slot that lives only as long as the run (no WAL kept after it; no resume: a new run starts from the current position).',
   },
   {
+    name: 'snapshot',
+    type: 'enum',
+    values: ['initial', 'never'],
+    default: 'initial',
+    roles: CONSUMER,
+    kinds: kindsWith('change_capture'),
+    description:
+      "PostgreSQL change capture: initial = a new slot's run first copies the rows that exist, read in the snapshot the slot exports (no gap, no overlap), then streams; a stopped copy resumes after its last confirmed key (progress in checkpoint_store, by default the source's bridge_cursors_<table>). never = changes only.",
+  },
+  {
     name: 'create_publication',
     type: 'boolean',
     default: false,

@@ -35,13 +35,16 @@ export function validateDatabaseEndpoint(ep: Endpoint): void {
       if (has(ep, 'cursor_column')) throw configError('select_query and cursor_column cannot be combined: the query decides what is read');
     }
     if (has(ep, 'publication')) {
-      for (const other of ['cursor_column', 'delete_after_read', 'select_query', 'cursor_id', 'checkpoint_store'])
+      for (const other of ['cursor_column', 'delete_after_read', 'select_query', 'cursor_id'])
         if (has(ep, other) && ep.fields[other] !== false)
           throw configError(`publication (change capture) cannot be combined with ${other}: the replication slot keeps the position`);
+      if (has(ep, 'checkpoint_store') && (f.snapshot === 'never' || f.temporary_slot === true))
+        throw configError(`checkpoint_store keeps the progress of change capture's initial copy: with ${f.snapshot === 'never' ? 'snapshot=never' : 'temporary_slot=true'} there is none to keep; remove it`);
     } else {
       if (has(ep, 'slot_name')) throw configError('slot_name needs publication (change capture)');
       if (has(ep, 'create_publication')) throw configError('create_publication needs publication');
       if (has(ep, 'temporary_slot')) throw configError('temporary_slot needs publication (change capture)');
+      if (has(ep, 'snapshot')) throw configError('snapshot needs publication (change capture): a copy reads the table as it is anyway');
     }
     if (f.source_metadata === true && !has(ep, 'cursor_column') && !has(ep, 'publication')) throw configError('source_metadata needs cursor_column (a unique integer column)');
     if (has(ep, 'partition') && has(ep, 'key_range')) throw configError('partition and key_range cannot be combined: each splits the table its own way');
@@ -54,7 +57,7 @@ export function validateDatabaseEndpoint(ep: Endpoint): void {
     }
     if (has(ep, 'cursor_id') && !has(ep, 'cursor_column')) throw configError('cursor_id needs cursor_column: only cursor paging has a position to persist');
     if (has(ep, 'cursor_lag_ms') && !has(ep, 'cursor_column')) throw configError('cursor_lag_ms needs cursor_column: it widens cursor paging\'s wait for rows committed late');
-    if (has(ep, 'checkpoint_store') && !has(ep, 'cursor_id')) throw configError('checkpoint_store needs cursor_id (the name under which the position is kept)');
+    if (has(ep, 'checkpoint_store') && !has(ep, 'cursor_id') && !has(ep, 'publication')) throw configError('checkpoint_store needs cursor_id (the name under which the position is kept)');
     if (has(ep, 'max_polling_interval_ms') && (f.max_polling_interval_ms as number) < (f.polling_interval_ms as number))
       throw configError('max_polling_interval_ms is smaller than polling_interval_ms');
   }

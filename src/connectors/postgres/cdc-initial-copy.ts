@@ -1,0 +1,150 @@
+import type { Message } from '../../core/message.js';
+import type { SourceBatch } from '../../core/route.js';
+import { Wakeup } from '../../core/wakeup.js';
+import type { TableInfo } from '../sql/types.js';
+import type { ChangeAssembler } from './cdc-changes.js';
+import type { CopyProgress } from './cdc-start.js';
+import { classifyPg, loadPg } from './driver.js';
+import { postgresKind } from './index.js';
+
+type PgClient = import('pg').Client;
+
+/** Every value as PostgreSQL's text, as pgoutput sends it: the copied rows render like the stream's. */
+const AS_TEXT = { getTypeParser: () => (v: string) => v };
+
+/**
+ * The initial copy of change capture (snapshot=initial): the rows that existed before the slot,
+ * read in key order through a cursor in the snapshot the slot exported — so that they and the
+ * slot's stream neither overlap nor leave a gap — as messages shaped like the stream's inserts.
+ * Resumed after a stop (`after`: the last key the sink confirmed), it reads the rest in a fresh
+ * snapshot: rows newer than the slot's start, whose changes the stream then applies again (a
+ * keyed mirror ends equal to the source; an append-only sink may get a row twice).
+ */
+export class InitialCopy {
+  private client: PgClient | undefined;
+  private drained = false;
+  private keys: { name: string; dbType: string }[] = [];
+  private copied = 0;
+
+  constructor(
+    private readonly cfg: Record<string, unknown>,
+    readonly table: string,
+    private readonly info: TableInfo,
+    private readonly changes: ChangeAssembler,
+  ) {}
+
+  get done(): boolean {
+    return this.drained;
+  }
+
+  /** Opens the read: in `snapshot` (exported by the slot's creation) or, resuming, in a fresh one after the key `after`. */
+  async open(snapshot: string | undefined, after: string[] | undefined): Promise<void> {
+    const d = postgresKind.dialect;
+    const pg = await loadPg();
+    const client = new pg.Client(this.cfg as never);
+    client.on('error', () => {});
+    try {
+      await client.connect();
+    } catch (e) {
+      throw classifyPg(e, true);
+    }
+    this.client = client;
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    if (snapshot) await client.query(`SET TRANSACTION SNAPSHOT '${snapshot.replace(/'/g, "''")}'`);
+    this.keys = this.info.primaryKey.map((k) => {
+      const c = this.info.columns.find((x) => x.name === k)!;
+      return { name: k, dbType: c.dbType };
+    });
+    // pgoutput does not send generated columns: the copied rows leave them out too.
+    const cols = this.info.columns.filter((c) => !c.generated).map((c) => d.quote(c.name)).join(', ');
+    const order = this.keys.map((k) => d.quote(k.name)).join(', ');
+    const from = after && this.keys.length ? ` WHERE (${order}) > (${this.keys.map((k, i) => `$${i + 1}::${k.dbType}`).join(', ')})` : '';
+    await client.query({ text: `DECLARE bridge_initial_copy NO SCROLL CURSOR FOR SELECT ${cols} FROM ${d.table(this.table)}${from}${order ? ` ORDER BY ${order}` : ''}`, values: from ? after : [] });
+  }
+
+  /** The next rows (at most `max`), with the key of the last one; none once the table is read. */
+  async take(max: number): Promise<{ messages: Message[]; after: string[] | undefined }> {
+    const r = await this.client!.query({ text: `FETCH FORWARD ${max} FROM bridge_initial_copy`, types: AS_TEXT, rowMode: 'array' });
+    const fields = r.fields.map((f) => ({ name: f.name, typeOid: f.dataTypeID }));
+    const rows = r.rows as (string | null)[][];
+    if (rows.length < max) this.drained = true;
+    const messages = rows.map((values) => this.changes.copiedRow(fields, values, this.keyOf(fields, values)));
+    this.copied += messages.length;
+    const last = rows[rows.length - 1];
+    return { messages, after: last && this.keys.length ? this.keys.map((k) => String(last[fields.findIndex((f) => f.name === k.name)])) : undefined };
+  }
+
+  /** `["42"]`: the key of a copied row as text (its message id is stable across copies). */
+  private keyOf(fields: { name: string }[], values: (string | null)[]): string {
+    return JSON.stringify(this.keys.length ? this.keys.map((k) => values[fields.findIndex((f) => f.name === k.name)]) : values);
+  }
+
+  get rowsCopied(): number {
+    return this.copied;
+  }
+
+  /** Ends the read (its snapshot with it). */
+  async close(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (!c) return;
+    await c.query('COMMIT').catch(() => {});
+    await c.end().catch(() => {});
+  }
+}
+
+/**
+ * The copy as batches: each one's key is saved as the copy's progress once the sink confirmed it
+ * (in order), and the copy is over once its last batch was confirmed.
+ */
+export class CopyPhase {
+  private inFlight = 0;
+  private readonly settledOne = new Wakeup();
+
+  constructor(
+    private readonly copy: InitialCopy,
+    private readonly progress: CopyProgress | undefined,
+  ) {}
+
+  /** Opens the copy: in the slot's exported snapshot, or resumed after the last confirmed key (said in a warning). */
+  static async open(copy: InitialCopy, from: { snapshot?: string; after?: string[] }, progress: CopyProgress | undefined, warn: (text: string) => void): Promise<CopyPhase> {
+    await copy.open(from.snapshot, from.after);
+    if (from.after)
+      warn(
+        `resuming the initial copy of ${copy.table} after key ${from.after.join(', ')} (a stop interrupted it): the rest is read as it is now, and the changes since the slot was made are applied after it (a keyed mirror ends equal to the source; an append-only sink may get some rows twice)`,
+      );
+    return new CopyPhase(copy, progress);
+  }
+
+  /** A batch; 'wait' while the last ones are confirmed (call again); 'over' once all were. */
+  async next(max: number, signal: AbortSignal): Promise<SourceBatch | 'wait' | 'over'> {
+    const { messages, after } = this.copy.done ? { messages: [], after: undefined } : await this.copy.take(max);
+    if (messages.length) {
+      this.inFlight++;
+      const settled = (): void => {
+        this.inFlight--;
+        this.settledOne.notify();
+      };
+      const ack = async (): Promise<void> => {
+        try {
+          await this.progress?.save(after ?? null);
+        } finally {
+          settled();
+        }
+      };
+      const position = `initial copy, ${this.copy.rowsCopied} rows${after ? ` (key ${after.join(', ')})` : ''}`;
+      return { messages, position, ack, release: async () => settled() };
+    }
+    if (this.inFlight === 0) return 'over';
+    await this.settledOne.wait(signal);
+    return 'wait';
+  }
+
+  /** Ends the read; `over`: the copy is complete, its progress is dropped (the slot alone is the position from now on); else says where it stopped. */
+  async close(over: boolean, info?: (text: string) => void, temporary = false): Promise<void> {
+    if (!over) info?.(`the initial copy of ${this.copy.table} stopped after ${this.copy.rowsCopied} rows: ${temporary ? 'a new run copies the table again (temporary_slot)' : 'the next run resumes it'}`);
+    await this.copy.close();
+    if (over) await this.progress?.finish();
+    else await this.progress?.close();
+  }
+}
