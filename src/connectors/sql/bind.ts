@@ -1,9 +1,10 @@
-import { parseJsonExact, isJson, type JsonNode } from '../../core/json-exact.js';
+import { parseJsonExact, isJson } from '../../core/json-exact.js';
 import { stringValue, type RawField } from '../../core/json-fields.js';
+import { DriverValues } from './bind-driver-values.js';
 import { BIT_STRING, bitsToBytes } from './bit-strings.js';
 import { BASE64, familyOf, FALSE, FRACTION, type KindHolds, type NativeConverter, OFFSET, PASS_THROUGH, reject, sameType, SHORT_INT, show, type SourceColumn, TRUE, type Converter, type Typed, utcText } from './bind-rules.js';
 import { nativeConverterOf, type NativeOptions } from './native-converter.js';
-import { decimalText, fitsDouble, fitsFloat32, integerInRange, parseDecimal, specialNumber, type Decimal } from './exact.js';
+import { decimalText, fitsDouble, fitsFloat32, integerInRange, parseDecimal, specialNumber } from './exact.js';
 import type { ColumnInfo, LogicalType } from './types.js';
 
 export { NEED_FIELD, PASS_THROUGH, Reject, show, utcText, type Converter, type KindHolds, type NativeConverter, type SourceColumn } from './bind-rules.js';
@@ -11,9 +12,9 @@ export { NEED_FIELD, PASS_THROUGH, Reject, show, utcText, type Converter, type K
 /**
  * Binds payload fields into typed columns so that each value lands exactly or is rejected with a
  * reason: what a database would round, truncate or reinterpret silently is checked here first.
- * Kinds override the `out*` hooks (how their driver wants a value) and the capability flags.
+ * Kinds override the `out*` hooks (DriverValues: how their driver wants a value) and the capability flags.
  */
-export class Binder {
+export class Binder extends DriverValues {
   /** NaN and ±Infinity exist in the kind's floating-point columns. */
   readonly floatNaN: boolean = true;
   readonly floatInfinity: boolean = true;
@@ -235,35 +236,6 @@ export class Binder {
   protected array(f: RawField, col: ColumnInfo): unknown {
     if (f.kind !== 'array') return reject(`is a JSON ${f.kind}, not an array for ${col.dbType}`);
     return this.outArray(parseJsonExact(f.raw), col);
-  }
-
-  protected outBool(v: boolean, _col: ColumnInfo): unknown {
-    return v;
-  }
-  protected outInt(text: string, _col: ColumnInfo): unknown {
-    return text;
-  }
-  /** `d` is undefined for NaN/±Infinity. */
-  protected outDecimal(text: string, _d: Decimal | undefined, _col: ColumnInfo): unknown {
-    return text;
-  }
-  protected outFloat(text: string, _col: ColumnInfo): unknown {
-    return text;
-  }
-  protected outText(s: string, _col: ColumnInfo): unknown {
-    return s;
-  }
-  protected outJson(doc: string, _col: ColumnInfo): unknown {
-    return doc;
-  }
-  protected outBytes(b: Buffer, _col: ColumnInfo): unknown {
-    return b;
-  }
-  protected outTemporal(s: string, _col: ColumnInfo): unknown {
-    return s;
-  }
-  protected outArray(_node: JsonNode, col: ColumnInfo): unknown {
-    return reject(`is an array; ${col.dbType} does not hold arrays`);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { ColumnInfo, KeyColumn, LogicalType, SqlConnection, SqlKind, TableInfo } from './types.js';
 import { Binder } from './bind.js';
 import { splitTableName } from './identifiers.js';
+import { keysetCompare } from './keyset-compare.js';
 
 /** Open transactions as a kind lists them (see Dialect.openTransactions). */
 export interface TransactionListing {
@@ -103,30 +104,12 @@ export abstract class Dialect {
 
   /** `WHERE` condition for rows after `values` in the order of `cols` (keyset paging). */
   keysetAfter(cols: ColumnInfo[], values: string[], params: unknown[]): string {
-    return this.keysetCompare(cols, values, params, '>');
+    return keysetCompare(this, cols, values, params, '>');
   }
 
   /** `WHERE` condition for rows at or before `values` (the upper end of a keyset range, usable by an index). */
   keysetAtMost(cols: ColumnInfo[], values: string[], params: unknown[]): string {
-    return this.keysetCompare(cols, values, params, '<=');
-  }
-
-  private keysetCompare(cols: ColumnInfo[], values: string[], params: unknown[], op: '>' | '<='): string {
-    if (this.expandRowComparison) {
-      const strict = op === '>' ? '>' : '<';
-      const ors: string[] = [];
-      for (let i = 0; i < cols.length; i++) {
-        const parts = cols.slice(0, i).map((c, j) => `${this.quote(c.name)} = ${this.cursorValue(c.type, values[j]!, params)}`);
-        const last = i === cols.length - 1 ? op : strict;
-        parts.push(`${this.quote(cols[i]!.name)} ${last} ${this.cursorValue(cols[i]!.type, values[i]!, params)}`);
-        ors.push(`(${parts.join(' AND ')})`);
-      }
-      return ors.length === 1 ? ors[0]! : `(${ors.join(' OR ')})`;
-    }
-    if (cols.length === 1) return `${this.quote(cols[0]!.name)} ${op} ${this.cursorValue(cols[0]!.type, values[0]!, params)}`;
-    const left = cols.map((c) => this.quote(c.name)).join(', ');
-    const right = cols.map((c, i) => this.cursorValue(c.type, values[i]!, params)).join(', ');
-    return `(${left}) ${op} (${right})`;
+    return keysetCompare(this, cols, values, params, '<=');
   }
 
   /** `ON CONFLICT … DO UPDATE` (or the kind's equivalent) updating `update` columns for rows whose `keys` exist. */

@@ -157,6 +157,16 @@ export class LateRows {
     return shown.length ? shown.join(', ') : 'transactions not listed yet';
   }
 
+  /** Stopped with windows open: says which transactions keep the saved position below what was delivered. */
+  heldBack(cursorId: string | undefined): void {
+    const f = this.frontier.frontier;
+    this.o.warn(
+      `cursor_id ${cursorId}: position not saved past ${f ? this.o.q.describe(f) : 'the start'} (read up to ${this.o.q.describe(this.frontier.high!)}): ` +
+        `transactions open when it read could still commit rows below that, held by ${this.holders(Date.now())}; ` +
+        `the next run reads again from ${f ? this.o.q.describe(f) : 'the start'} and delivers those rows again (at least once)`,
+    );
+  }
+
   private warnIfBlocked(now: number): void {
     if (this.frontier.pending === 0) return;
     if (this.blockedSince === 0) this.blockedSince = now;

@@ -6,6 +6,7 @@ import { Frontier, type Position } from './cursor-frontier.js';
 import { CursorQuery } from './cursor-query.js';
 import type { Database } from './database.js';
 import { LateRows } from './late-rows.js';
+import { cursorPlan } from './read-cursor-plan.js';
 import type { Reader } from './reader.js';
 import { rawText, sameValue, type RowMessages } from './rows.js';
 import type { ColumnInfo, LogicalType, SqlResult } from './types.js';
@@ -128,23 +129,13 @@ export class CursorReader implements Reader {
           if (!this.givenBack) await this.save(this.frontier.frontier);
           else if (acked) await this.save(this.frontier.isClosed(acked) ? acked : this.frontier.frontier);
         }
-        if (this.frontier.pending && this.frontier.high) this.heldBack();
+        if (this.frontier.pending && this.frontier.high) this.late.heldBack(this.o.cursorId);
       }
     } catch {
       // The stored position stays where the last acknowledgement put it: rows above it come again.
     } finally {
       await this.lease?.release();
     }
-  }
-
-  /** Stopped with windows open: says which transactions keep the saved position below what was delivered. */
-  private heldBack(): void {
-    const f = this.frontier.frontier;
-    this.o.warn(
-      `cursor_id ${this.o.cursorId}: position not saved past ${f ? this.q.describe(f) : 'the start'} (read up to ${this.q.describe(this.frontier.high!)}): ` +
-        `transactions open when it read could still commit rows below that, held by ${this.late.holders(Date.now())}; ` +
-        `the next run reads again from ${f ? this.q.describe(f) : 'the start'} and delivers those rows again (at least once)`,
-    );
   }
 
   async poll(max: number): Promise<SourceBatch | null> {
@@ -244,29 +235,7 @@ export class CursorReader implements Reader {
   }
 
   plan(): PlanItem[] {
-    const d = this.o.db.dialect;
-    const order = this.q.orderBy();
-    const start = this.frontier.frontier;
-    const items: PlanItem[] = [
-      { label: 'mode', value: `cursor paging on ${this.o.column.name} (${this.o.column.dbType})${this.q.keyed ? ', ties ordered by the primary key' : ''}` },
-      { label: 'position', value: start === undefined ? 'start of table' : `after ${this.q.describe(start)}` },
-      {
-        label: 'query',
-        value: this.q.keyed
-          ? `SELECT * FROM ${d.table(this.o.table)} WHERE (${order}) > (<position>) ORDER BY ${order}${d.limit(1024)}`
-          : `SELECT * FROM ${d.table(this.o.table)} WHERE ${d.quote(this.o.column.name)} > <position> ORDER BY ${order}${d.limit(1024)}${this.dense ? '' : ' (no primary key: a trailing run of equal values is read again; a page of one value is completed)'}`,
-      },
-      {
-        label: 'late rows',
-        value: this.late?.tracking
-          ? `rows committed out of cursor order are re-read once the transactions open at each read have ended${this.o.lagMs ? ` and ${this.o.lagMs} ms have passed (cursor_lag_ms)` : ''}; the checkpoint keeps the position below which nothing can still arrive`
-          : 'not tracked (the kind serialises writers)',
-      },
-    ];
-    if (this.o.store) {
-      items.push({ label: 'checkpoint', value: `${this.o.cursorId} in ${this.o.store.description}` });
-      items.push({ label: 'checkpoint holds', value: this.stored ?? 'nothing yet (first run)' });
-    } else items.push({ label: 'checkpoint', value: 'none (no cursor_id): a restart reads from the start' });
-    return items;
+    return cursorPlan(this.o, { q: this.q, start: this.frontier.frontier, dense: this.dense, tracking: this.late?.tracking, stored: this.stored });
   }
+
 }
