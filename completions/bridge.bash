@@ -18,7 +18,7 @@ _bridge_enum() {
     source_metadata) echo "true false" ;;
     timestamps) echo "text rfc3339" ;;
     temporary_slot) echo "true false" ;;
-    snapshot) echo "initial never" ;;
+    snapshot) echo "initial never only" ;;
     create_publication) echo "true false" ;;
     compression_enabled) echo "true false" ;;
     compression) echo "none gzip lz4 zstd" ;;

@@ -12,7 +12,7 @@ import { PG_URL, postgres, sqlite, type TestDb } from '../helpers/databases.js';
 const dir = tempDir();
 let pg: TestDb;
 let lite: TestDb;
-const slots = ['ic_slot_live', 'ic_slot_kill', 'ic_slot_never'];
+const slots = ['ic_slot_live', 'ic_slot_kill', 'ic_slot_term', 'ic_slot_never'];
 const dropSlots = () => pg.exec(`SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name IN (${slots.map((s) => `'${s}'`).join(', ')}) AND NOT active`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -106,6 +106,22 @@ describe('change capture starts with the rows already there (snapshot=initial)',
     expect(await pg.rows(`SELECT last_value FROM bridge_cursors_${t}`), 'progress is dropped once the copy is over').toEqual([]);
   }, 180_000);
 
+  it('SIGTERM during the initial copy: exit 0, it says where the copy stopped and that the next run resumes it; the progress is kept', async () => {
+    const t = 'ic_term';
+    await table(t, 300_000);
+    const args = ['tail', `${PG_URL}?table=${t}&publication=${t}_pub&create_publication=true&slot_name=ic_slot_term`, `sqlite://${path.join(dir, 'mirror.db')}?table=${t}&columns=auto&key=id&auto_create_table=true`, '--progress', 'none', '--batch-size', '100'];
+    const p = spawnBridge(args);
+    await waitFor(async () => (await pg.rows(`SELECT 1 FROM bridge_cursors_${t} WHERE last_value LIKE '%"after":["%'`).catch(() => [])).length > 0, 60_000, 10);
+    p.kill('SIGTERM');
+    const r = await p;
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(String(r.stderr)).toMatch(/the initial copy of ic_term stopped after \d+ rows: the next run resumes it/);
+    expect(await pg.rows(`SELECT count(*)::int AS n FROM bridge_cursors_${t}`)).toEqual([{ n: 1 }]);
+    const again = await bridge([...args.slice(0, 3), '--exit-when-drained', '--progress', 'none']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(await mirror(t)).toEqual(await source(t));
+  }, 120_000);
+
   it('snapshot=never streams only what commits after the slot (and makes no checkpoint table)', async () => {
     const t = 'ic_never';
     await table(t, 100);
@@ -117,6 +133,21 @@ describe('change capture starts with the rows already there (snapshot=initial)',
     expect(r.exitCode, r.stderr).toBe(0);
     expect((await lite.rows(`SELECT id, v FROM ${t} ORDER BY id`)).map((r) => `${String(r.id)} ${String(r.v)}`)).toEqual(['1 changed', '2 changed', '3 changed']);
     expect(await pg.rows(`SELECT to_regclass('bridge_cursors_${t}') IS NULL AS none`)).toEqual([{ none: true }]);
+  });
+
+  it('snapshot=only: tail copies the table once as insert messages and exits 0, with no slot, publication or checkpoint table', async () => {
+    const t = 'ic_only';
+    await table(t, 1000);
+    const r = await bridge(['tail', `${PG_URL}?table=${t}&publication=${t}_pub&snapshot=only`, '-', '--dst-opt', 'format=envelope', '--progress', 'none']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; metadata: Record<string, string>; payload: { id: number } });
+    expect(lines).toHaveLength(1000);
+    expect(lines[0]!.metadata).toMatchObject({ 'bridge.op': 'insert', 'bridge.snapshot': 'true' });
+    expect(lines.map((l) => l.payload.id)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+    expect(await pg.rows(`SELECT (SELECT count(*)::int FROM pg_replication_slots WHERE slot_name = 'bridge_slot') AS slots, (SELECT count(*)::int FROM pg_publication WHERE pubname = '${t}_pub') AS pubs, to_regclass('bridge_cursors_${t}') IS NULL AS no_table`)).toEqual([{ slots: 0, pubs: 0, no_table: true }]);
+    const bad = await bridge(['tail', `${PG_URL}?table=${t}&publication=${t}_pub&snapshot=only&slot_name=x`, '-']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/snapshot=only copies the table once and uses no slot or publication: remove slot_name/);
   });
 
   it('snapshot is refused without publication, and checkpoint_store with snapshot=never', async () => {

@@ -1,4 +1,6 @@
 import type { Message } from '../../core/message.js';
+import type { SourceBatch } from '../../core/route.js';
+import { formatLsn } from './pgoutput.js';
 import type { Item } from './cdc-changes.js';
 
 /**
@@ -59,11 +61,33 @@ export class ReleasedChanges {
   private ready: Item[] = [];
   private count = 0;
   private paused = false;
+  /** Batches handed out and not yet confirmed or given up. */
+  inFlight = 0;
+  private warned = false;
 
   constructor(
     private readonly limit: number,
     private readonly flow: { pause(): void; resume(): void },
   ) {}
+
+  /**
+   * The next batch; its ack confirms the commit it ends on (`confirm`). The first transaction cut
+   * in parts (over WHOLE_TRANSACTION_MAX) is told to `warn`.
+   */
+  batch(max: number, strict: boolean, confirm: (lsn: bigint) => void, warn: () => void): SourceBatch {
+    const { messages, commit, split } = this.take(max, strict);
+    if (split && !this.warned) {
+      this.warned = true;
+      warn();
+    }
+    this.inFlight++;
+    const ack = async (): Promise<void> => {
+      this.inFlight--;
+      if (commit !== undefined) confirm(commit);
+    };
+    const position = commit === undefined ? {} : { position: `lsn ${formatLsn(commit)}` };
+    return { messages, ...position, ack, release: async () => void this.inFlight-- };
+  }
 
   /** Messages waiting. */
   get waiting(): number {

@@ -1,5 +1,5 @@
 import type { Endpoint } from '../../config/endpoint.js';
-import { BridgeError, transientError } from '../../core/errors.js';
+import { BridgeError, configError, transientError } from '../../core/errors.js';
 import type { DescribedTable, PlanItem, PoolStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
 import { Wakeup } from '../../core/wakeup.js';
 import { openDatabase, type Database } from '../sql/database.js';
@@ -30,15 +30,13 @@ export class CdcSource implements Source {
   private releaseDb: (() => Promise<void>) | undefined;
   private stream: ReplicationStream | undefined;
   private ctx!: SourceContext;
-  private warnedSplit = false;
   private readonly changes: ChangeAssembler;
   private released!: ReleasedChanges;
-  private inFlight = 0;
   private confirmed = 0n;
   private received = 0n;
   private drainTarget = 0n;
   private failure: BridgeError | undefined;
-  /** A stop came while the slot was being created: nothing to stream. */
+  /** A stop came while the slot was being created, or snapshot=only copied the table: nothing to stream. */
   private stoppedEarly = false;
   private readonly wakeup = new Wakeup();
   private timer: NodeJS.Timeout | undefined;
@@ -66,6 +64,7 @@ export class CdcSource implements Source {
     const opened = await openDatabase(this.ep, postgresKind, ctx.warn);
     this.db = opened.db;
     this.releaseDb = opened.release;
+    if (this.f.snapshot === 'only') return this.openCopyOnly(ctx);
     const copyFirst = this.f.snapshot !== 'never';
     const maker = ctx.stop && slotMaker(this.db, this.ep, ctx.warn, ctx.stop);
     const ready = await prepareCapture(this.q, (s, p) => this.db.query(s, p), this.f, ctx.dryRun, maker, copyFirst);
@@ -85,6 +84,13 @@ export class CdcSource implements Source {
     } else await this.streamFromSlot(stream);
     this.lagTimer = setInterval(() => void this.updateLag(), 2000);
     this.lagTimer.unref();
+  }
+
+  /** snapshot=only: one consistent copy of the table, and nothing else (no slot, no publication). */
+  private async openCopyOnly(ctx: SourceContext): Promise<void> {
+    this.info = await postgresKind.dialect.introspect({ query: (s, p) => this.db.query(s, p) }, this.f.table);
+    if (!this.info.exists) throw configError(`table ${this.f.table} does not exist in the postgres source`);
+    if (!ctx.dryRun) this.copying = await CopyPhase.open(new InitialCopy(pgConfig(this.ep, ctx.warn), this.f.table, this.info, this.changes), {}, undefined, ctx.warn);
   }
 
   private newStream(): ReplicationStream {
@@ -137,7 +143,7 @@ export class CdcSource implements Source {
   }
 
   private idle(): boolean {
-    return this.released.empty && this.inFlight === 0 && !this.changes.inTransaction;
+    return this.released.empty && this.released.inFlight === 0 && !this.changes.inTransaction;
   }
 
   private tick(): void {
@@ -167,7 +173,7 @@ export class CdcSource implements Source {
         throw e;
       }
       // Transactions without changes of this table: confirm at once when nothing is in flight.
-      for (let c: bigint | undefined; this.inFlight === 0 && (c = this.released.shiftCommit()) !== undefined; ) this.confirm(c);
+      for (let c: bigint | undefined; this.released.inFlight === 0 && (c = this.released.shiftCommit()) !== undefined; ) this.confirm(c);
       const copied = await this.copying?.next(max, signal);
       if (copied === 'over') await this.copyOver();
       else if (copied && copied !== 'wait') return copied;
@@ -182,7 +188,8 @@ export class CdcSource implements Source {
   private async copyOver(): Promise<void> {
     await this.copying?.close(true);
     this.copying = undefined;
-    await this.streamFromSlot(this.stream);
+    if (this.f.snapshot === 'only') this.stoppedEarly = true;
+    else await this.streamFromSlot(this.stream);
   }
 
   private async restart(): Promise<void> {
@@ -195,18 +202,8 @@ export class CdcSource implements Source {
 
   /** The next batch: whole source transactions (see takeTransactions). */
   private take(max: number): SourceBatch {
-    const { messages, commit, split } = this.released.take(max, this.ctx.limit !== undefined);
-    if (split && !this.warnedSplit) {
-      this.warnedSplit = true;
-      this.ctx.warn(`a source transaction has more than ${WHOLE_TRANSACTION_MAX} changes of ${this.f.table}: it is applied in parts, and until its last part lands the sink shows part of it`);
-    }
-    this.inFlight++;
-    const position = commit === undefined ? undefined : formatLsn(commit);
-    const ack = async (): Promise<void> => {
-      this.inFlight--;
-      if (commit !== undefined) this.confirm(commit);
-    };
-    return { messages, ...(position ? { position: `lsn ${position}` } : {}), ack, release: async () => void this.inFlight-- };
+    const split = () => this.ctx.warn(`a source transaction has more than ${WHOLE_TRANSACTION_MAX} changes of ${this.f.table}: it is applied in parts, and until its last part lands the sink shows part of it`);
+    return this.released.batch(max, this.ctx.limit !== undefined, (lsn) => this.confirm(lsn), split);
   }
 
   private async updateLag(): Promise<void> {

@@ -138,6 +138,7 @@ export async function capturePlan(q: Query, f: { table: string; publication: str
   const pub = (await has('SELECT 1 FROM pg_publication WHERE pubname = $1', f.publication)) ? 'exists' : 'created at start (create_publication=true)';
   const exists = !f.temporary_slot && (await has('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', f.slot_name));
   const made = f.temporary_slot ? 'made at start, dropped when the run ends' : exists ? 'exists' : 'created at start';
+  if (f.snapshot === 'only') return [{ label: 'source', value: `postgres table ${f.table}` }, { label: 'mode', value: 'snapshot=only: one consistent copy of the table as insert messages, then stop (no slot, no publication)' }];
   const copy =
     f.snapshot === 'never'
       ? 'none (snapshot=never): only changes committed after the slot'

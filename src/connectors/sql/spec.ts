@@ -127,12 +127,12 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
   {
     name: 'snapshot',
     type: 'enum',
-    values: ['initial', 'never'],
+    values: ['initial', 'never', 'only'],
     default: 'initial',
     roles: CONSUMER,
     kinds: kindsWith('change_capture'),
     description:
-      "PostgreSQL change capture: initial = a new slot's run first copies the rows that exist, read in the snapshot the slot exports (no gap, no overlap), then streams; a stopped copy resumes after its last confirmed key (progress in checkpoint_store, by default the source's bridge_cursors_<table>). never = changes only.",
+      "PostgreSQL change capture: initial = a new slot's run first copies the rows that exist, read in the snapshot the slot exports (no gap, no overlap), then streams; a stopped copy resumes after its last confirmed key (progress in checkpoint_store, by default the source's bridge_cursors_<table>). never = changes only. only = one consistent copy of the table as change messages, then stop (no slot).",
   },
   {
     name: 'create_publication',

@@ -38,8 +38,10 @@ export function validateDatabaseEndpoint(ep: Endpoint): void {
       for (const other of ['cursor_column', 'delete_after_read', 'select_query', 'cursor_id'])
         if (has(ep, other) && ep.fields[other] !== false)
           throw configError(`publication (change capture) cannot be combined with ${other}: the replication slot keeps the position`);
-      if (has(ep, 'checkpoint_store') && (f.snapshot === 'never' || f.temporary_slot === true))
-        throw configError(`checkpoint_store keeps the progress of change capture's initial copy: with ${f.snapshot === 'never' ? 'snapshot=never' : 'temporary_slot=true'} there is none to keep; remove it`);
+      if (has(ep, 'checkpoint_store') && (f.snapshot !== 'initial' || f.temporary_slot === true))
+        throw configError(`checkpoint_store keeps the progress of change capture's initial copy: with ${f.temporary_slot === true ? 'temporary_slot=true' : `snapshot=${String(f.snapshot)}`} there is none to keep; remove it`);
+      for (const other of ['slot_name', 'temporary_slot', 'create_publication'])
+        if (f.snapshot === 'only' && has(ep, other)) throw configError(`snapshot=only copies the table once and uses no slot or publication: remove ${other}`);
     } else {
       if (has(ep, 'slot_name')) throw configError('slot_name needs publication (change capture)');
       if (has(ep, 'create_publication')) throw configError('create_publication needs publication');
