@@ -105,7 +105,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
       throw e instanceof BridgeError ? e.on('source') : e;
     });
     sourceTable = await source.describeTable?.(a.dryRun);
-    const sinkCtx = { mode: a.command, warn, durable: source.durablePosition, dryRun: a.dryRun, countDropped: (n: number) => (hub.dropped += n), countLossy: (n: number) => (hub.lossy += n), sourceTable };
+    const sinkCtx = { mode: a.command, warn, durable: source.durablePosition, dryRun: a.dryRun, countDropped: (n: number) => (hub.dropped += n), countLossy: (n: number) => (hub.lossy += n), sourceTable, changes: source.streamsChanges === true };
     await sink.open(sinkCtx).catch((e: unknown) => {
       throw e instanceof BridgeError ? e.on('sink') : e;
     });

@@ -136,6 +136,8 @@ export interface Source {
   resumedFrom?(): string | undefined;
   /** Whether the source persists its position (cursor_id, deletes): sinks then sync each batch. */
   readonly durablePosition: boolean;
+  /** The source streams a table's changes (change capture): see SinkContext.changes. */
+  readonly streamsChanges?: boolean;
   /**
    * Present when batches carry `rows` (a table read by key): the rows per batch the source reads
    * best when a sink takes them unchanged (the route uses it unless --batch-size is given), and
@@ -159,6 +161,12 @@ export interface SinkContext {
   countLossy?(n: number): void;
   /** The source's table, when it has one (SQL sources): a sink may create a typed table from it. */
   sourceTable?: DescribedTable | undefined;
+  /**
+   * The source streams a table's changes (change capture): a field the sink has no column for is
+   * a column the captured table gained, and dropping it would lose its values for good; the sink
+   * stops instead, before writing that batch.
+   */
+  changes?: boolean;
 }
 
 /** A reply to one message (lookup answers, HTTP responses); undefined when the sink has nothing to say. */

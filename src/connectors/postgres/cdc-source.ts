@@ -26,6 +26,7 @@ type Fields = { table: string; publication: string; slot_name: string; create_pu
  */
 export class CdcSource implements Source {
   readonly durablePosition = true;
+  readonly streamsChanges = true;
   private db!: Database;
   private releaseDb: (() => Promise<void>) | undefined;
   private stream: ReplicationStream | undefined;

@@ -106,6 +106,7 @@ export class SqlSink implements Sink {
         extraColumn: f.extra_column as string | undefined,
         key,
         onDropped: (names, count) => {
+          if (ctx.changes && names.length) throw schemaChanged(names, this.table);
           if (names.length) ctx.warn(`payload field${names.length > 1 ? 's' : ''} ${names.join(', ')} ha${names.length > 1 ? 've' : 's'} no column in ${this.table} and no extra_column: dropped (counted in the summary)`);
           ctx.countDropped(count);
         },
@@ -196,4 +197,13 @@ export class SqlSink implements Sink {
     await this.releaseDb?.();
     this.releaseDb = undefined;
   }
+}
+
+/** A captured table gained (or renamed) a column its mirror lacks: stop rather than drop the values. */
+function schemaChanged(names: string[], table: string): BridgeError {
+  const s = names.length > 1 ? 's' : '';
+  return configError(
+    `field${s} ${names.join(', ')} ha${s ? 've' : 's'} no column in ${table}: the captured table's columns changed (ADD or RENAME COLUMN); stopped before writing it. ` +
+      `Add it to ${table} (ALTER TABLE ${table} ADD COLUMN …), or set extra_column, and run again: the slot streams the change again`,
+  );
 }
