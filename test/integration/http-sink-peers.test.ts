@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bridge, lines, tempDir } from '../helpers/bridge.js';
+import { postgres } from '../helpers/databases.js';
 
 /** The HTTP publisher against peers that pace it, stall, or are addressed with credentials in the URL. */
 interface Hit {
@@ -148,6 +149,51 @@ describe('HTTP sink: what a copy waits on', () => {
     const waits = lines(json.stderr).map((l) => JSON.parse(l) as { waiting_on?: string | null }).filter((o) => o.waiting_on);
     expect(waits.length).toBeGreaterThan(0);
     expect(waits[0]!.waiting_on).toMatch(/^127\.0\.0\.1:\d+: 5 requests, oldest/);
+  });
+});
+
+describe('HTTP sink: Idempotency-Key', () => {
+  it('every request carries Idempotency-Key = the message id, the same for the same row in a second run (NDJSON lines and table rows)', async () => {
+    const t = await peer((h, n, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    const file = fixture('idem.ndjson', 5);
+    for (let run = 0; run < 2; run++) expect((await bridge(['copy', file, `${t.url}/in`, '-q'])).exitCode).toBe(0);
+    const keys = (run: number) => t.hits.slice(run * 5, run * 5 + 5).sort((a, b) => a.i - b.i).map((h) => h.headers['idempotency-key']);
+    expect(keys(0).every((k) => typeof k === 'string' && /^[0-9a-f]{32}$/.test(k))).toBe(true);
+    expect(new Set(keys(0)).size).toBe(5);
+    expect(keys(1)).toEqual(keys(0));
+    expect(t.hits.every((h) => h.headers['idempotency-key'] === h.headers['message-id'])).toBe(true);
+    const custom = await peer((h, n, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    expect((await bridge(['copy', fixture('idem2.ndjson', 1), `${custom.url}/in?custom_headers=${encodeURIComponent('{"Idempotency-Key":"mine"}')}`, '-q'])).exitCode).toBe(0);
+    expect(custom.hits[0]!.headers['idempotency-key'], 'custom_headers win').toBe('mine');
+  });
+
+  it('rows of a cursor tail by mtime: a row updated later is another message (another key); the same version keeps its key', async () => {
+    const pg = await postgres();
+    try {
+      await pg.exec("DROP TABLE IF EXISTS idem_rows; CREATE TABLE idem_rows (id int PRIMARY KEY, v text, mtime timestamptz NOT NULL); INSERT INTO idem_rows VALUES (1, 'a', '2026-01-01'), (2, 'b', '2026-01-02')");
+      const t = await peer((h, n, res) => {
+        res.writeHead(204);
+        res.end();
+      });
+      const body = (h: Hit) => h.headers['idempotency-key'];
+      const copy = () => bridge(['copy', pg.url('idem_rows', 'cursor_column=mtime'), `${t.url}/in`, '-q']);
+      expect((await copy()).exitCode).toBe(0);
+      expect((await copy()).exitCode).toBe(0);
+      await pg.exec("UPDATE idem_rows SET v = 'a2', mtime = '2026-01-03' WHERE id = 1");
+      expect((await copy()).exitCode).toBe(0);
+      const [first, second, third] = [t.hits.slice(0, 2), t.hits.slice(2, 4), t.hits.slice(4, 6)].map((hs) => hs.map(body).sort());
+      expect(second, 'the same versions, the same keys').toEqual(first);
+      expect(third!.filter((k) => first!.includes(k)), 'row 2 unchanged, row 1 a new version').toHaveLength(1);
+    } finally {
+      await pg.exec('DROP TABLE IF EXISTS idem_rows');
+      await pg.close();
+    }
   });
 });
 

@@ -10,6 +10,7 @@ import { compress, type Codec } from './codecs.js';
 import { Pacer, PeerAskedToWait, retryAfterMs } from './pacing.js';
 import { streamItems } from './response-items.js';
 import { Outstanding } from './outstanding.js';
+import { requestHeaders } from './request-headers.js';
 import { isUndiciTimeout, StallBreaker, TimedOut } from './stall-breaker.js';
 
 type Undici = typeof import('undici');
@@ -171,12 +172,7 @@ export class HttpSink implements Sink {
 
   private async send(m: Message, stop: AbortSignal): Promise<Reply> {
     let body = m.bytes();
-    const headers: Record<string, string> = {
-      'content-type': m.isJson ? 'application/json' : (m.metadata?.['http.content_type'] ?? 'application/octet-stream'),
-      'message-id': m.idHex,
-    };
-    for (const [k, v] of Object.entries(this.f.custom_headers ?? {})) headers[k.toLowerCase()] = String(v);
-    if (this.auth) headers.authorization = this.auth;
+    const headers = requestHeaders(m, this.f.custom_headers, this.auth);
     if (this.codec && body.length >= this.f.compression_threshold_bytes) {
       body = await compress(this.codec, body);
       headers['content-encoding'] = this.codec;

@@ -200,8 +200,13 @@ export class CursorReader implements Reader {
     const prefix = `${this.sourceName}:`;
     const pkIdx = this.o.primaryKey.map((k) => res.fields.findIndex((f) => f.name === k.name));
     const ci = res.fields.findIndex((f) => f.name === this.o.column.name);
+    // A row's id names its version: key and cursor value (a row updated later is another message,
+    // which a peer deduplicating by Idempotency-Key must not drop), the key alone when it is the cursor.
+    const version = pkIdx.includes(ci) ? undefined : ci;
     return this.o.rows.rowsAsJson(res, 0, (row, i) =>
-      pkIdx.length && pkIdx.every((x) => x >= 0) ? prefix + pkIdx.map((x) => rawText(row[x])).join(',') : `${prefix}${rawText(row[ci])}#${i}`,
+      pkIdx.length && pkIdx.every((x) => x >= 0)
+        ? prefix + pkIdx.map((x) => rawText(row[x])).join(',') + (version === undefined ? '' : `@${rawText(row[version])}`)
+        : `${prefix}${rawText(row[ci])}#${i}`,
     );
   }
 
