@@ -41,14 +41,14 @@ for (const kind of ['postgres', 'mariadb', 'sqlite'] as const)
       const mirrorTable = kind === 'sqlite' ? 'pgbench_accounts' : 'cdc_pgbench_mirror';
       await pg.exec(`SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '${slot}'`);
       await pg.exec('DROP SCHEMA IF EXISTS cdcbench CASCADE; CREATE SCHEMA cdcbench; DROP PUBLICATION IF EXISTS pgb_pub');
-      await execa('pgbench', ['-i', '-s', '3', '-q', PG_URL], { env: schemaEnv });
+      await execa('pgbench', ['-i', '-s', '2', '-q', PG_URL], { env: schemaEnv });
       await targets[kind].exec(`DROP TABLE IF EXISTS ${mirrorTable}`);
       const src = `${PG_URL}?table=cdcbench.pgbench_accounts&publication=pgb_pub&create_publication=true&slot_name=${slot}`;
       const args = ['tail', src, targets[kind].url(mirrorTable, 'columns=auto&key=aid&auto_create_table=true'), '--progress', 'none', '--batch-size', '200'];
       const progress = async () => (await pg.rows(`SELECT last_value FROM cdcbench.bridge_cursors_pgbench_accounts WHERE cursor_id = 'cdc:${slot}'`).catch(() => [])).length > 0;
       const bench = execa('pgbench', ['-n', '-b', 'tpcb-like', '-c', '4', '-j', '2', '-T', String(SECONDS), PG_URL], { env: schemaEnv });
 
-      // Killed once the copy has confirmed some rows (300,000 in all), then once it streams.
+      // Killed once the copy has confirmed some rows (200,000 in all), then once it streams.
       let p = spawnBridge(args);
       await waitFor(async () => (await pg.rows(`SELECT 1 FROM cdcbench.bridge_cursors_pgbench_accounts WHERE last_value LIKE '%"after":["%'`).catch(() => [])).length > 0, 60_000, 10);
       p.kill('SIGKILL');

@@ -153,7 +153,7 @@ describe('HTTP sink: what a copy waits on', () => {
 });
 
 describe('HTTP sink: Idempotency-Key', () => {
-  it('every request carries Idempotency-Key = the message id, the same for the same row in a second run (NDJSON lines and table rows)', async () => {
+  it('every request carries Idempotency-Key = the message id, the same for the same line in a second run (NDJSON source)', async () => {
     const t = await peer((h, n, res) => {
       res.writeHead(204);
       res.end();
