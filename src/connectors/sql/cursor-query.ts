@@ -56,6 +56,13 @@ export class CursorQuery {
     return `${lower} AND ${upper} AND NOT (${past})`;
   }
 
+  /** Rows with `pos`'s cursor value, up to its key: where a tie committed after a read lands. */
+  tiesUpTo(pos: Position, params: unknown[]): string {
+    const c = this.d.quote(this.column.name);
+    const eq = `${c} = ${this.d.cursorValue(this.column.type, pos.value, params)}`;
+    return this.keyed && pos.key ? `${eq} AND ${this.d.keysetAtMost(this.key, pos.key, params)}` : eq;
+  }
+
   /** The position a row stands at. */
   positionOf(res: SqlResult, row: unknown[]): Position {
     const ci = this.index(res, this.column.name);

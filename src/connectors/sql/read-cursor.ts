@@ -5,10 +5,11 @@ import type { PlanItem, SourceBatch } from '../../core/route.js';
 import { Frontier, type Position } from './cursor-frontier.js';
 import { CursorQuery } from './cursor-query.js';
 import type { Database } from './database.js';
+import { TieGuard, wholeRuns } from './cursor-ties.js';
 import { LateRows } from './late-rows.js';
 import { cursorPlan } from './read-cursor-plan.js';
 import type { Reader } from './reader.js';
-import { rawText, sameValue, type RowMessages } from './rows.js';
+import { rawText, type RowMessages } from './rows.js';
 import type { ColumnInfo, LogicalType, SqlResult } from './types.js';
 
 export interface CursorOptions {
@@ -48,6 +49,7 @@ export class CursorReader implements Reader {
   readonly finite = false;
   private readonly q: CursorQuery;
   private late!: LateRows;
+  private ties: TieGuard | undefined;
   /** Batches polled and neither acknowledged nor given back. */
   private unacked = 0;
   private givenBack = false;
@@ -98,6 +100,9 @@ export class CursorReader implements Reader {
     }
     this.late = new LateRows({ db: this.o.db, q: this.q, table: this.o.table, select: this.o.select ?? '*', lagMs: this.o.lagMs, warn: this.o.warn, messages: (res) => this.messages(res) }, start);
     await this.late.start();
+    // A unique integer cursor has no ties; the kinds that list open transactions wait for them instead.
+    if (!this.late.tracking && !this.dense)
+      this.ties = new TieGuard(this.frontier.frontier, { db: this.o.db, q: this.q, table: this.o.table, select: this.o.select ?? '*', warn: this.o.warn, messages: (res) => this.messages(res) });
   }
 
   private get frontier(): Frontier {
@@ -147,19 +152,26 @@ export class CursorReader implements Reader {
     let caughtUp = true;
     let readTo: Position | undefined;
     let read = 0;
+    // Untracked kinds: ties committed since the last read, at its highest cursor value.
+    if (this.ties) messages.push(...(await this.ties.reread(this.frontier.high)));
+    read = messages.length;
     if (this.frontier.above < MAX_ABOVE) {
       const params: unknown[] = [];
       const res = await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)} WHERE ${this.q.after(this.frontier.high, params)} ORDER BY ${this.q.orderBy()}${d.limit(max)}`, params);
-      const rows = !this.q.keyed && res.rows.length >= max ? await this.wholeRuns(res, max) : res.rows;
+      const rows = !this.q.keyed && res.rows.length >= max ? await wholeRuns(this.o, res, max) : res.rows;
       this.late.noteRead();
       caughtUp = res.rows.length < max;
       if (rows.length) {
         const upTo = this.q.positionOf(res, rows[rows.length - 1]!);
-        if (!this.late.tracking) this.frontier.frontier = this.frontier.high = upTo;
+        if (this.ties) {
+          this.ties.read(rows.map((r) => this.q.positionOf(res, r)), rows.map(this.q.identityOf(res)), this.frontier.high);
+          this.frontier.high = upTo;
+          this.frontier.frontier = this.ties.safe;
+        } else if (!this.late.tracking) this.frontier.frontier = this.frontier.high = upTo;
         else if (!(this.dense && this.frontier.readDense(upTo, this.q.valuesOf(res, rows)))) this.frontier.read(upTo, rows.map(this.q.identityOf(res)), now);
         messages.push(...this.messages({ ...res, rows }));
         readTo = upTo;
-        read = rows.length;
+        read += rows.length;
       }
     }
     try {
@@ -217,21 +229,6 @@ export class CursorReader implements Reader {
     return frontier && frontier !== high ? `${h} (saved up to ${this.q.describe(frontier)})` : h;
   }
 
-  /** Run-based paging (no usable key): drop the trailing run of a full page, or complete a page that is one run. */
-  private async wholeRuns(res: SqlResult, max: number): Promise<unknown[][]> {
-    const rows = res.rows;
-    const ci = res.fields.findIndex((f) => f.name === this.o.column.name);
-    const type = this.o.column.type;
-    const lastVal = rawText(rows[rows.length - 1]![ci]);
-    let cut = rows.length;
-    while (cut > 0 && sameValue(rawText(rows[cut - 1]![ci]), lastVal, type)) cut--;
-    if (cut > 0 && rows.length >= max) return rows.slice(0, cut);
-    const d = this.o.db.dialect;
-    const p: unknown[] = [];
-    const eq = `${d.quote(this.o.column.name)} = ${d.cursorValue(type, lastVal, p)}`;
-    return (await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)} WHERE ${eq}`, p)).rows;
-  }
-
   async estimate(): Promise<number | null> {
     if (this.frontier.high === undefined) return this.o.db.dialect.estimateRows(this.o.db, this.o.table);
     const params: unknown[] = [];
@@ -242,5 +239,4 @@ export class CursorReader implements Reader {
   plan(): PlanItem[] {
     return cursorPlan(this.o, { q: this.q, start: this.frontier.frontier, dense: this.dense, tracking: this.late?.tracking, stored: this.stored });
   }
-
 }
