@@ -21,22 +21,16 @@ interface TieReads {
  * Where the database lists no open transactions (SQLite, whose writers take turns, so rows commit
  * in cursor order), one case still commits below a read: a tie. Two writers stamp the same
  * millisecond; the one with the larger key commits, a poll reads it, and the one with the smaller
- * key commits after — below the position (value, key) the poll moved to, lost for good. So the
- * rows of the highest value read are read again at each poll (those delivered are skipped), and
- * the position saved stays before that value until a higher one has been read: once it has, no
- * writer can still stamp the lower one.
+ * key commits after — below the position (value, key) the poll moved to, lost for good. So, while
+ * the run lasts, the rows of the highest value read are read again at each poll (those delivered
+ * are skipped) until a higher value is read: then no writer can still stamp the lower one. The
+ * saved position is the one read (a re-run repeats nothing), so a tie that commits while no run
+ * is reading is not looked for.
  */
 export class TieGuard {
   private tie: { value: string; seen: Set<string> } | undefined;
-  /** Everything at or below it is delivered and no tie can land there: what a checkpoint stores. */
-  safe: Position | undefined;
 
-  constructor(
-    start: Position | undefined,
-    private readonly o: TieReads,
-  ) {
-    this.safe = start;
-  }
+  constructor(private readonly o: TieReads) {}
 
   /** Rows at the open value, up to `high`, that committed since they were read: delivered now. */
   async reread(high: Position | undefined): Promise<Message[]> {
@@ -54,20 +48,17 @@ export class TieGuard {
     return this.tie?.value;
   }
 
-  /** Notes rows read after the high position, in cursor order, and moves the safe position. */
-  read(positions: Position[], ids: string[], before: Position | undefined): void {
+  /** Notes rows read after the high position, in cursor order: those of the last value are watched for ties. */
+  read(positions: Position[], ids: string[]): void {
     if (!positions.length) return;
     const last = positions[positions.length - 1]!.value;
     let i = positions.length - 1;
     while (i > 0 && positions[i - 1]!.value === last) i--;
-    if (i > 0) this.safe = positions[i - 1];
-    else if (this.tie && this.tie.value !== last && before) this.safe = before;
     if (!this.tie || this.tie.value !== last) this.tie = { value: last, seen: new Set() };
     for (let k = i; k < ids.length; k++) this.tie.seen.add(ids[k]!);
     if (this.tie.seen.size > MAX_TIE_ROWS) {
       this.o.warn(`more than ${MAX_TIE_ROWS} rows share the cursor value ${last}: rows committed later with that same value and a smaller key are not looked for (see cursor_lag_ms)`);
       this.tie = undefined;
-      this.safe = positions[positions.length - 1];
     }
   }
 

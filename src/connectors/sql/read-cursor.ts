@@ -102,7 +102,7 @@ export class CursorReader implements Reader {
     await this.late.start();
     // A unique integer cursor has no ties; the kinds that list open transactions wait for them instead.
     if (!this.late.tracking && !this.dense)
-      this.ties = new TieGuard(this.frontier.frontier, { db: this.o.db, q: this.q, table: this.o.table, select: this.o.select ?? '*', warn: this.o.warn, messages: (res) => this.messages(res) });
+      this.ties = new TieGuard({ db: this.o.db, q: this.q, table: this.o.table, select: this.o.select ?? '*', warn: this.o.warn, messages: (res) => this.messages(res) });
   }
 
   private get frontier(): Frontier {
@@ -163,11 +163,8 @@ export class CursorReader implements Reader {
       caughtUp = res.rows.length < max;
       if (rows.length) {
         const upTo = this.q.positionOf(res, rows[rows.length - 1]!);
-        if (this.ties) {
-          this.ties.read(rows.map((r) => this.q.positionOf(res, r)), rows.map(this.q.identityOf(res)), this.frontier.high);
-          this.frontier.high = upTo;
-          this.frontier.frontier = this.ties.safe;
-        } else if (!this.late.tracking) this.frontier.frontier = this.frontier.high = upTo;
+        this.ties?.read(rows.map((r) => this.q.positionOf(res, r)), rows.map(this.q.identityOf(res)));
+        if (!this.late.tracking) this.frontier.frontier = this.frontier.high = upTo;
         else if (!(this.dense && this.frontier.readDense(upTo, this.q.valuesOf(res, rows)))) this.frontier.read(upTo, rows.map(this.q.identityOf(res)), now);
         messages.push(...this.messages({ ...res, rows }));
         readTo = upTo;
