@@ -109,10 +109,14 @@ export class ChangeAssembler {
    * A row of the initial copy (values as PostgreSQL's text, as pgoutput sends them), shaped like an
    * insert of the stream, with `bridge.snapshot` set; its id comes from its key, the same in every copy.
    */
-  copiedRow(fields: { name: string; typeOid: number }[], values: (string | null)[], key: string): Message {
-    const shape = this.shapeOf(`copy:${fields.map((f) => `${f.name}:${f.typeOid}`).join(',')}`, fields);
+  copiedRow(shape: RowShape, values: (string | null)[], key: string): Message {
     const meta: Metadata = { 'bridge.op': 'insert', 'bridge.table': this.table, 'bridge.snapshot': 'true' };
     return Message.lazy(new RowFields(shape, values), meta, `pg:${this.table}:copy:${key}`);
+  }
+
+  /** The shape of the initial copy's rows, once per read (not per row). */
+  copyShape(fields: { name: string; typeOid: number }[]): RowShape {
+    return this.shapeOf(`copy:${fields.map((f) => `${f.name}:${f.typeOid}`).join(',')}`, fields);
   }
 
   private shapeOf(sig: string, columns: { name: string; typeOid: number }[]): RowShape {

@@ -68,15 +68,15 @@ export class InitialCopy {
     const fields = r.fields.map((f) => ({ name: f.name, typeOid: f.dataTypeID }));
     const rows = r.rows as (string | null)[][];
     if (rows.length < max) this.drained = true;
-    const messages = rows.map((values) => this.changes.copiedRow(fields, values, this.keyOf(fields, values)));
+    // Found once per read, not per row: the key columns and the rows' shape.
+    const keyIdx = this.keys.map((k) => fields.findIndex((f) => f.name === k.name));
+    const shape = this.changes.copyShape(fields);
+    // A row's key as text, `["42"]`: its message id, the same in every copy.
+    const keyOf = (values: (string | null)[]): string => JSON.stringify(keyIdx.length ? keyIdx.map((i) => values[i]) : values);
+    const messages = rows.map((values) => this.changes.copiedRow(shape, values, keyOf(values)));
     this.copied += messages.length;
     const last = rows[rows.length - 1];
-    return { messages, after: last && this.keys.length ? this.keys.map((k) => String(last[fields.findIndex((f) => f.name === k.name)])) : undefined };
-  }
-
-  /** `["42"]`: the key of a copied row as text (its message id is stable across copies). */
-  private keyOf(fields: { name: string }[], values: (string | null)[]): string {
-    return JSON.stringify(this.keys.length ? this.keys.map((k) => values[fields.findIndex((f) => f.name === k.name)]) : values);
+    return { messages, after: last && keyIdx.length ? keyIdx.map((i) => String(last[i])) : undefined };
   }
 
   get rowsCopied(): number {
