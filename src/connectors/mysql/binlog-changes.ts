@@ -1,0 +1,146 @@
+import { Message, type Metadata } from '../../core/message.js';
+import { advanceGtid, type BinlogPosition } from './binlog-position.js';
+import type { CapturedTable } from './binlog-rows.js';
+
+/** A transaction as the reader releases it: its messages, then its commit (a number the source maps to a position). */
+export type Item = { m: Message } | { commit: bigint };
+
+/** The few fields of the binlog reader's events this file reads. */
+export interface BinlogEvent {
+  getEventName(): string;
+  nextPosition: number;
+  gtid?: string;
+  query?: string;
+  schema?: string;
+  standalone?: boolean;
+  tableId?: number;
+  tableMap?: Record<number, { parentSchema: string; tableName: string }>;
+  rows?: Record<string, unknown>[] | { before: Record<string, unknown>; after: Record<string, unknown> }[];
+}
+
+const OPS: Record<string, string> = { writerows: 'insert', updaterows: 'update', deleterows: 'delete' };
+const TRUNCATE = /^TRUNCATE\s+(?:TABLE\s+)?(?:`((?:[^`]|``)+)`|([\w$]+))(?:\.(?:`((?:[^`]|``)+)`|([\w$]+)))?/i;
+
+/**
+ * Turns the binlog's events into messages of the captured tables, one per row change (and one per
+ * TRUNCATE), kept until the transaction's commit: an XID event, a COMMIT query (non-transactional
+ * tables), or the end of a statement that is a transaction of its own (DDL, TRUNCATE). A message's
+ * id comes from its transaction (MariaDB GTID, else the commit's file:pos) and its place in it, so
+ * the same change has the same id when a restart reads it again.
+ */
+export class BinlogAssembler {
+  private open: Item[] | undefined;
+  /** The group began with BEGIN (or a MariaDB GTID event that is not standalone): it ends at its commit. */
+  private began = false;
+  private txGtid: string | undefined;
+  private tx: { id?: string } = {};
+  private n = 0;
+  private seq = 0n;
+  /** Commit number → the position after it (what an ack of that commit stores). */
+  readonly commits = new Map<bigint, BinlogPosition>();
+  /** The current binlog file (the reader's rotate events). */
+  file: string | undefined;
+
+  constructor(
+    private readonly database: string,
+    private readonly tables: Map<string, CapturedTable>,
+    private readonly ops: ReadonlySet<string>,
+    private readonly sourceMetadata: boolean,
+    /** MariaDB: the GTID position the stream started from, advanced at each commit. */
+    private gtidPos: string | undefined,
+  ) {}
+
+  get inTransaction(): boolean {
+    return this.open !== undefined;
+  }
+
+  /** Feeds one event; returns the transaction's items when it commits. */
+  onEvent(evt: BinlogEvent): Item[] | undefined {
+    const name = evt.getEventName();
+    switch (name) {
+      case 'mariadbgtid':
+      case 'gtid':
+        this.begin(evt.gtid, name === 'mariadbgtid' && evt.standalone === false);
+        return undefined;
+      case 'xid':
+        return this.commit(evt);
+      case 'query':
+        return this.query(evt);
+      case 'writerows':
+      case 'updaterows':
+      case 'deleterows':
+        this.rows(evt, OPS[name]!);
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  private begin(gtid: string | undefined, began: boolean): void {
+    this.open = [];
+    this.txGtid = gtid;
+    this.began = began;
+    this.tx = gtid ? { id: gtid } : {};
+    this.n = 0;
+  }
+
+  private query(evt: BinlogEvent): Item[] | undefined {
+    const text = (evt.query ?? '').trim();
+    const upper = text.slice(0, 10).toUpperCase();
+    if (upper === 'BEGIN') {
+      if (!this.open) this.begin(evt.gtid, true);
+      this.began = true;
+      return undefined;
+    }
+    if (upper === 'COMMIT' || upper === 'ROLLBACK') return this.commit(evt);
+    const t = TRUNCATE.exec(text);
+    if (t) {
+      const first = (t[1] ?? t[2])!.replace(/``/g, '`');
+      const second = (t[3] ?? t[4])?.replace(/``/g, '`');
+      const [schema, table] = second === undefined ? [evt.schema, first] : [first, second];
+      if (schema === this.database && this.tables.has(table) && this.ops.has('truncate')) this.push(table, 'truncate', undefined, evt);
+    }
+    // DDL and TRUNCATE are transactions of their own: no commit event follows.
+    return this.began ? undefined : this.commit(evt);
+  }
+
+  private rows(evt: BinlogEvent, op: string): void {
+    const map = evt.tableMap?.[evt.tableId!];
+    if (!map || map.parentSchema !== this.database || !this.ops.has(op)) return;
+    const table = this.tables.get(map.tableName);
+    if (!table) return;
+    for (const row of evt.rows ?? []) {
+      const image = op === 'update' ? (row as { after: Record<string, unknown> }).after : (row as Record<string, unknown>);
+      this.push(map.tableName, op, table.values(image), evt);
+    }
+  }
+
+  /** Adds a change with its metadata and id (`mysql:<table>:<gtid or commit file:pos>:<n>`, read once the commit is known). */
+  private push(table: string, op: string, values: unknown[] | undefined, evt: BinlogEvent): void {
+    const meta: Metadata = { 'bridge.op': op, 'bridge.table': table };
+    if (this.sourceMetadata) {
+      if (this.file !== undefined) meta['bridge.src.binlog_file'] = this.file;
+      meta['bridge.src.binlog_pos'] = String(evt.nextPosition);
+      if (this.txGtid) meta['bridge.src.gtid'] = this.txGtid;
+    }
+    const tx = this.tx;
+    const n = this.n++;
+    const seed = (): string => `mysql:${table}:${tx.id}:${n}`;
+    const msg = values ? this.tables.get(table)!.message(values, meta, seed) : new Message('{}', meta, seed);
+    (this.open ??= []).push({ m: msg });
+  }
+
+  private commit(evt: BinlogEvent): Item[] {
+    const items = this.open ?? [];
+    const pos: BinlogPosition = { ...(this.file !== undefined ? { file: this.file } : {}), pos: evt.nextPosition };
+    if (this.txGtid && /^\d+-\d+-\d+$/.test(this.txGtid)) this.gtidPos = advanceGtid(this.gtidPos, this.txGtid);
+    if (this.gtidPos) pos.gtid = this.gtidPos;
+    this.tx.id ??= `${pos.file}:${pos.pos}`;
+    this.commits.set(++this.seq, pos);
+    items.push({ commit: this.seq });
+    this.open = undefined;
+    this.began = false;
+    this.txGtid = undefined;
+    return items;
+  }
+}

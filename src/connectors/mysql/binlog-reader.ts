@@ -1,0 +1,96 @@
+import { transientError } from '../../core/errors.js';
+import type { BinlogEvent } from './binlog-changes.js';
+import type { BinlogPosition } from './binlog-position.js';
+
+/** The slice of @vlasky/zongji this reader uses. */
+interface ZongJi {
+  on(event: 'ready' | 'stopped', f: () => void): void;
+  on(event: 'binlog', f: (evt: BinlogEvent & { binlogName?: string }) => void): void;
+  on(event: 'error', f: (e: Error) => void): void;
+  start(options: Record<string, unknown>): void;
+  stop(): void;
+  connection?: { pause(): void; resume(): void; query(sql: string, cb?: (e: unknown) => void): void };
+}
+
+/** Events the assembler needs; row events only of the captured tables (the reader filters them). */
+const EVENTS = ['tablemap', 'writerows', 'updaterows', 'deleterows', 'xid', 'query', 'mariadbgtid', 'gtid', 'rotate'];
+
+/** A replica server id from the slot name, in a high range that real servers seldom use (decisions: stable across runs). */
+export function defaultServerId(slot: string): number {
+  let h = 0x811c9dc5;
+  for (const ch of Buffer.from(slot)) h = Math.imul(h ^ ch, 0x01000193) >>> 0;
+  return 0x40000000 + (h % 0x3fffffff);
+}
+
+/**
+ * One binlog connection through @vlasky/zongji (a replica registration and COM_BINLOG_DUMP over
+ * mysql2, so bridge's connection options, TLS and caching_sha2 authentication apply). It starts at a
+ * MariaDB GTID position, or at file:pos, and hands every event to `event`, in order; the socket is
+ * paused while the source holds too many changes.
+ */
+export class BinlogReader {
+  private z: ZongJi | undefined;
+
+  constructor(
+    private readonly cfg: Record<string, unknown>,
+    private readonly serverId: number,
+    private readonly database: string,
+    private readonly tables: string[],
+    private readonly heartbeatMs: number,
+  ) {}
+
+  async start(from: BinlogPosition, h: { event(evt: BinlogEvent & { binlogName?: string }): void; failed(e: unknown): void }): Promise<void> {
+    const { default: ZongJiClass } = (await import('@vlasky/zongji')) as unknown as { default: new (cfg: Record<string, unknown>) => ZongJi };
+    // '+00:00', not bridge's 'Z': the reader formats TIMESTAMPs in this offset, as the copy's session time_zone does.
+    const z = new ZongJiClass({ ...this.cfg, timezone: '+00:00' });
+    this.z = z;
+    let ready = false;
+    await new Promise<void>((resolve, reject) => {
+      z.on('ready', () => {
+        ready = true;
+        resolve();
+      });
+      z.on('error', (e) => {
+        const err = transientError(`binlog connection: ${e.message}`, e);
+        if (!ready) reject(err);
+        else h.failed(err);
+      });
+      z.on('binlog', (evt) => h.event(evt));
+      const opts: Record<string, unknown> = { serverId: this.serverId, includeEvents: EVENTS, includeSchema: { [this.database]: this.tables } };
+      if (from.gtid !== undefined) opts.gtidSet = from.gtid;
+      else if (from.file !== undefined) Object.assign(opts, { filename: from.file, position: from.pos ?? 4 });
+      else opts.startAtEnd = true;
+      z.start(opts);
+      // Queued on the binlog connection before the reader's own setup: the server then sends a
+      // heartbeat when the binlog is quiet, so a dead connection is noticed.
+      z.connection?.query(`SET @master_heartbeat_period = ${Math.round(this.heartbeatMs * 1e6)}`, () => {});
+    });
+  }
+
+  pause(): void {
+    this.z?.connection?.pause();
+  }
+
+  resume(): void {
+    this.z?.connection?.resume();
+  }
+
+  async stop(): Promise<void> {
+    const z = this.z;
+    this.z = undefined;
+    if (!z) return;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, 2000);
+      z.on('stopped', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      try {
+        z.stop();
+      } catch {
+        clearTimeout(t);
+        resolve();
+      }
+    });
+  }
+}

@@ -1,0 +1,251 @@
+import type { Endpoint } from '../../config/endpoint.js';
+import { BridgeError, configError, transientError } from '../../core/errors.js';
+import type { DescribedTable, PlanItem, PoolStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
+import { Wakeup } from '../../core/wakeup.js';
+import { ReleasedChanges, WHOLE_TRANSACTION_MAX } from '../postgres/cdc-batches.js';
+import { parseLsn } from '../postgres/pgoutput.js';
+import { openDatabase, type Database } from '../sql/database.js';
+import { BinlogAssembler } from './binlog-changes.js';
+import { checkBinlogServer, resolveCapturedTables } from './binlog-checks.js';
+import { formatPosition, reached, parseStartPosition, type BinlogPosition, type CaptureStateStore, type SnapshotProgress } from './binlog-position.js';
+import { BinlogReader, defaultServerId } from './binlog-reader.js';
+import { capturePlan, openCaptureStore, resumeWarning, type CaptureFields } from './binlog-start.js';
+import { CapturedTable } from './binlog-rows.js';
+import { binlogEnd, ConsistentRead, SnapshotPhase } from './binlog-snapshot.js';
+import type { MysqlDialect } from './dialect.js';
+import { mysqlConfig } from './driver.js';
+import { mysqlKind } from './index.js';
+
+type Fields = CaptureFields & { operations?: string; start_position?: string; server_id?: number; heartbeat_interval_ms?: number; source_metadata?: boolean };
+
+/**
+ * MariaDB/MySQL change capture from the row-based binlog: the captured tables' rows first (a
+ * consistent snapshot paired with its binlog position, snapshot=initial), then one message per
+ * row change, released at its transaction's commit, in batches of whole transactions. The kept
+ * position (GTID, else file:pos) moves only past transactions whose every message the sink
+ * confirmed; it lives in checkpoint_store under `cdc:<slot_name>`.
+ */
+export class BinlogSource implements Source {
+  readonly durablePosition = true;
+  readonly streamsChanges = true;
+  private db!: Database;
+  private releaseDb: (() => Promise<void>) | undefined;
+  private ctx!: SourceContext;
+  private dialect!: MysqlDialect;
+  private tables = new Map<string, CapturedTable>();
+  private store: CaptureStateStore | undefined;
+  private reader: BinlogReader | undefined;
+  private assembler: BinlogAssembler | undefined;
+  private released!: ReleasedChanges;
+  private snapshot: SnapshotPhase | undefined;
+  /** Where the stream starts (after the snapshot, if any). */
+  private confirmed: BinlogPosition | undefined;
+  private received: BinlogPosition = {};
+  private drainTarget: BinlogPosition = {};
+  private failure: BridgeError | undefined;
+  private over = false;
+  private readonly wakeup = new Wakeup();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly ep: Endpoint) {}
+
+  private get f(): Fields {
+    return this.ep.fields as unknown as Fields;
+  }
+
+  private get mariadb(): boolean {
+    return this.ep.kind === 'mariadb';
+  }
+
+  private readonly q = async (sql: string, params?: unknown[]) => (await this.db.query(sql, params)).rows;
+
+  /** The captured tables, as `bridge.table` names them. */
+  capturedTables(): string[] {
+    return [...this.tables.keys()];
+  }
+
+  async open(ctx: SourceContext): Promise<void> {
+    this.ctx = ctx;
+    this.released = new ReleasedChanges(Math.max(10_000, ctx.batchSize * 8), { pause: () => this.reader?.pause(), resume: () => this.reader?.resume() });
+    const kind = mysqlKind(this.ep.kind as 'mysql' | 'mariadb');
+    this.dialect = kind.dialect as MysqlDialect;
+    if (!this.ep.url?.path) throw configError(`the ${this.ep.kind} change-capture URL needs the database as its path: ${this.ep.kind}+cdc://host/<database>?tables=…`);
+    const opened = await openDatabase(this.ep, kind, ctx.warn);
+    this.db = opened.db;
+    this.releaseDb = opened.release;
+    const only = this.f.snapshot === 'only';
+    if (!only) await checkBinlogServer(this.q, this.ep.kind);
+    for (const [name, info] of await resolveCapturedTables(this.db, this.f.tables, ctx.warn)) this.tables.set(name, new CapturedTable(name, info, this.dialect));
+    if (ctx.dryRun) return;
+    const cfg = mysqlConfig(this.ep, ctx.warn);
+    if (only) return this.startSnapshot(cfg, undefined, undefined);
+    this.store = await openCaptureStore(this.db, [...this.tables.keys()][0]!, this.f);
+    const state = this.f.start_position !== undefined ? undefined : await this.store.load();
+    this.drainTarget = await binlogEnd(this.q, this.mariadb);
+    if (state?.snapshot) {
+      ctx.warn(resumeWarning(state.snapshot));
+      return this.startSnapshot(cfg, state.snapshot, this.store);
+    }
+    const start = this.f.start_position !== undefined ? parseStartPosition(this.f.start_position) : state?.position;
+    if (start) return this.stream(start);
+    if (this.f.snapshot === 'never') {
+      // Kept at once: a run stopped before its first commit resumes here, not at a later end.
+      await this.store?.savePosition(this.drainTarget, true);
+      return this.stream(this.drainTarget);
+    }
+    return this.startSnapshot(cfg, undefined, this.store);
+  }
+
+  /** Opens the consistent read: resuming `progress`, or a new snapshot whose position is kept before its first row goes out. */
+  private async startSnapshot(cfg: Record<string, unknown>, progress: SnapshotProgress | undefined, store: CaptureStateStore | undefined): Promise<void> {
+    const read = await ConsistentRead.open(cfg, this.mariadb, this.ctx.warn);
+    const p = progress ?? { join: read.join, done: [] };
+    if (!progress) await store?.save({ snapshot: p });
+    this.snapshot = new SnapshotPhase(read, [...this.tables.values()], this.dialect, p, store);
+  }
+
+  /** Starts reading the binlog at `from`. */
+  private async stream(from: BinlogPosition): Promise<void> {
+    this.received = { ...from };
+    this.confirmed ??= from;
+    const ops = new Set((this.f.operations ?? 'insert,update,delete,truncate').split(',').map((s) => s.trim().toLowerCase()));
+    const database = this.ep.url!.path;
+    this.assembler = new BinlogAssembler(database, this.tables, ops, this.f.source_metadata === true, this.mariadb ? from.gtid : undefined);
+    this.assembler.file = from.file;
+    this.released.clear();
+    this.failure = undefined;
+    const serverId = this.f.server_id ?? defaultServerId(this.f.slot_name ?? 'bridge_slot');
+    const reader = new BinlogReader(mysqlConfig(this.ep, this.ctx.warn), serverId, database, [...this.tables.keys()], this.f.heartbeat_interval_ms ?? 10_000);
+    this.reader = reader;
+    await reader.start(from, {
+      event: (evt) => {
+        if (evt.getEventName() === 'rotate') this.assembler!.file = evt.binlogName;
+        const tx = this.assembler!.onEvent(evt);
+        if (!tx) return;
+        const last = tx[tx.length - 1] as { commit: bigint };
+        this.received = this.assembler!.commits.get(last.commit)!;
+        this.released.push(tx);
+        this.wakeup.notify();
+      },
+      failed: (e) => this.fail(e),
+    });
+    this.timer ??= setInterval(() => this.tick(), 1000);
+    this.timer.unref();
+  }
+
+  private fail(e: unknown): void {
+    if (!this.failure) this.failure = e instanceof BridgeError ? e : transientError(`binlog connection lost: ${(e as Error).message}`, e);
+    this.wakeup.notify();
+  }
+
+  private idle(): boolean {
+    return this.released.empty && this.released.inFlight === 0 && !this.assembler?.inTransaction;
+  }
+
+  /** Quiet: a position moved only by transactions of other tables is kept every heartbeat interval, not at each one (bridge's own checkpoint writes are such transactions). */
+  private tick(): void {
+    if (this.confirmed && this.store && Date.now() - this.store.positionSavedAt > (this.f.heartbeat_interval_ms ?? 10_000)) void this.store.savePosition(this.confirmed, false).catch(() => {});
+    this.wakeup.notify();
+  }
+
+  /** Commit number `seq` confirmed: the position after it is the stream's (kept by the batch's ack, or by the next tick). */
+  private confirm(seq: bigint): void {
+    const pos = this.assembler?.commits.get(seq);
+    if (!pos) return;
+    for (const k of this.assembler!.commits.keys()) if (k <= seq) this.assembler!.commits.delete(k);
+    this.confirmed = pos;
+  }
+
+  caughtUp(): boolean {
+    return !this.snapshot && this.idle() && reached(this.received, this.drainTarget);
+  }
+
+  async next(max: number, signal: AbortSignal): Promise<SourceBatch | null> {
+    for (;;) {
+      if (signal.aborted || this.over) return null;
+      if (this.failure) {
+        const e = this.failure;
+        if (e.kind !== 'transient') throw e;
+        await this.restart();
+        throw e;
+      }
+      // Transactions without captured changes: their position is confirmed at once when nothing is in flight.
+      for (let c: bigint | undefined; this.released.inFlight === 0 && (c = this.released.shiftCommit()) !== undefined; ) this.confirm(c);
+      const copied = await this.snapshot?.next(max, signal);
+      if (copied === 'over') await this.snapshotOver();
+      else if (copied && copied !== 'wait') return copied;
+      if (copied) continue;
+      if (this.released.waiting > 0) return this.take(max);
+      if ((this.ctx.mode === 'copy' || this.ctx.exitWhenDrained) && this.caughtUp()) return null;
+      await this.wakeup.wait(signal);
+    }
+  }
+
+  /** Every snapshot row confirmed: the stream starts at the position the snapshot joins. */
+  private async snapshotOver(): Promise<void> {
+    const join = this.snapshot!.join;
+    await this.snapshot?.close();
+    this.snapshot = undefined;
+    if (this.f.snapshot === 'only') {
+      this.over = true;
+      return;
+    }
+    await this.store?.savePosition(join, true);
+    await this.stream(join);
+  }
+
+  private async restart(): Promise<void> {
+    await this.reader?.stop();
+    this.reader = undefined;
+    // Changes not yet confirmed come again from the binlog.
+    this.stream(this.confirmed!).catch((e) => this.fail(e));
+  }
+
+  private take(max: number): SourceBatch {
+    const split = () => this.ctx.warn(`a source transaction has more than ${WHOLE_TRANSACTION_MAX} changes: it is applied in parts, and until its last part lands the sink shows part of it`);
+    let end: BinlogPosition | undefined;
+    const b = this.released.batch(max, this.ctx.limit !== undefined, (seq) => {
+      this.confirm(seq);
+      end = this.confirmed;
+    }, split);
+    const ack = b.ack;
+    // ReleasedChanges names the batch's last commit as an LSN (hi/lo hex of the commit number): shown as its binlog position.
+    const at = b.position?.startsWith('lsn ') ? this.assembler?.commits.get(parseLsn(b.position.slice(4))) : undefined;
+    return {
+      ...b,
+      position: at ? formatPosition(at) : undefined,
+      ack: async (replies) => {
+        await ack(replies);
+        if (end) await this.store?.savePosition(end, true);
+      },
+    };
+  }
+
+  async describeTable(_profile?: boolean, table?: string): Promise<DescribedTable | undefined> {
+    const t = table === undefined ? this.tables.values().next().value : this.tables.get(table);
+    return t?.describe(this.ep.kind, this.dialect);
+  }
+
+  checkpoint(): string | undefined {
+    return this.confirmed ? `${this.f.slot_name ?? 'bridge_slot'} at ${formatPosition(this.confirmed)}` : undefined;
+  }
+
+  async plan(): Promise<PlanItem[]> {
+    return capturePlan(this.ep.kind, [...this.tables.keys()], this.f);
+  }
+
+  poolStats(): PoolStats | undefined {
+    return this.db?.stats();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.snapshot?.close();
+    await this.reader?.stop();
+    this.reader = undefined;
+    if (this.confirmed && !this.snapshot) await this.store?.savePosition(this.confirmed, false).catch(() => {});
+    await this.store?.close();
+    await this.releaseDb?.();
+    this.releaseDb = undefined;
+  }
+}
