@@ -27,9 +27,11 @@ complete -c bridge -n '__fish_seen_subcommand_from copy' -l cursor-column
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l cursor-id
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l cursor-lag-ms
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l delete-after-read
+complete -c bridge -n '__fish_seen_subcommand_from copy' -l drop-slot
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l extra-column
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l fire-and-forget
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l headers-timeout-ms
+complete -c bridge -n '__fish_seen_subcommand_from copy' -l heartbeat-interval-ms
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l idempotency-window-ms
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l inline-response-fast-path
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l insert-query
@@ -41,6 +43,7 @@ complete -c bridge -n '__fish_seen_subcommand_from copy' -l lookup-query
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l max-body-bytes
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l max-polling-interval-ms
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l message-id-header
+complete -c bridge -n '__fish_seen_subcommand_from copy' -l operations
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l partition
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l path
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l polling-interval-ms
@@ -49,13 +52,16 @@ complete -c bridge -n '__fish_seen_subcommand_from copy' -l publication
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l receive-streamable
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l retry-after-max-ms
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l select-query
+complete -c bridge -n '__fish_seen_subcommand_from copy' -l server-id
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l server-protocol
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l slot-name
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l snapshot
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l source-metadata
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l spool-dir
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l spool-max-bytes
+complete -c bridge -n '__fish_seen_subcommand_from copy' -l start-position
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l stream-response-to
+complete -c bridge -n '__fish_seen_subcommand_from copy' -l tables
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l tcp-keepalive-ms
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l temporary-slot
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l timestamps
@@ -87,9 +93,11 @@ complete -c bridge -n '__fish_seen_subcommand_from tail' -l cursor-column
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l cursor-id
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l cursor-lag-ms
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l delete-after-read
+complete -c bridge -n '__fish_seen_subcommand_from tail' -l drop-slot
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l extra-column
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l fire-and-forget
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l headers-timeout-ms
+complete -c bridge -n '__fish_seen_subcommand_from tail' -l heartbeat-interval-ms
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l idempotency-window-ms
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l inline-response-fast-path
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l insert-query
@@ -101,6 +109,7 @@ complete -c bridge -n '__fish_seen_subcommand_from tail' -l lookup-query
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l max-body-bytes
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l max-polling-interval-ms
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l message-id-header
+complete -c bridge -n '__fish_seen_subcommand_from tail' -l operations
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l partition
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l path
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l polling-interval-ms
@@ -109,13 +118,16 @@ complete -c bridge -n '__fish_seen_subcommand_from tail' -l publication
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l receive-streamable
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l retry-after-max-ms
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l select-query
+complete -c bridge -n '__fish_seen_subcommand_from tail' -l server-id
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l server-protocol
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l slot-name
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l snapshot
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l source-metadata
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l spool-dir
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l spool-max-bytes
+complete -c bridge -n '__fish_seen_subcommand_from tail' -l start-position
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l stream-response-to
+complete -c bridge -n '__fish_seen_subcommand_from tail' -l tables
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l tcp-keepalive-ms
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l temporary-slot
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l timestamps
@@ -144,9 +156,11 @@ complete -c bridge -n '__fish_seen_subcommand_from serve' -l cursor-column
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l cursor-id
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l cursor-lag-ms
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l delete-after-read
+complete -c bridge -n '__fish_seen_subcommand_from serve' -l drop-slot
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l extra-column
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l fire-and-forget
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l headers-timeout-ms
+complete -c bridge -n '__fish_seen_subcommand_from serve' -l heartbeat-interval-ms
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l idempotency-window-ms
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l inline-response-fast-path
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l insert-query
@@ -158,6 +172,7 @@ complete -c bridge -n '__fish_seen_subcommand_from serve' -l lookup-query
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l max-body-bytes
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l max-polling-interval-ms
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l message-id-header
+complete -c bridge -n '__fish_seen_subcommand_from serve' -l operations
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l partition
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l path
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l polling-interval-ms
@@ -166,13 +181,16 @@ complete -c bridge -n '__fish_seen_subcommand_from serve' -l publication
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l receive-streamable
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l retry-after-max-ms
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l select-query
+complete -c bridge -n '__fish_seen_subcommand_from serve' -l server-id
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l server-protocol
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l slot-name
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l snapshot
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l source-metadata
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l spool-dir
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l spool-max-bytes
+complete -c bridge -n '__fish_seen_subcommand_from serve' -l start-position
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l stream-response-to
+complete -c bridge -n '__fish_seen_subcommand_from serve' -l tables
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l tcp-keepalive-ms
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l temporary-slot
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l timestamps
@@ -200,7 +218,7 @@ function __bridge_url
       echo "$base$sep$f="
     end
   else
-    printf '%s\n' postgres:// postgresql:// mysql:// mariadb:// sqlite:// sqlserver:// mssql:// http:// https:// file:// -
+    printf '%s\n' postgres:// postgresql:// mysql:// mariadb:// sqlite:// sqlserver:// mssql:// postgres+cdc:// postgresql+cdc:// mariadb+cdc:// mysql+cdc:// http:// https:// file:// -
   end
 end
 complete -c bridge -n '__fish_seen_subcommand_from copy tail serve' -a '(__bridge_url)'

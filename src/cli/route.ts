@@ -5,6 +5,7 @@ import { OutputClosedError } from '../connectors/ndjson/sink.js';
 import { BridgeError, configError, EXIT, isDuplicateKey } from '../core/errors.js';
 import type { DescribedTable, RunMode, Sink, Source } from '../core/route.js';
 import { runRoute } from '../pipeline/run.js';
+import { changeRouter } from './change-routes.js';
 import { StatsHub } from '../stats/hub.js';
 import type { Reporter, Summary } from '../ui/reporter.js';
 
@@ -96,7 +97,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     hub.sink = dst.display;
     for (const w of [...src.warnings, ...dst.warnings]) hub.warn(w);
     source = await createSource(src);
-    sink = await createSink(dst);
+    sink = changeRouter(a, src, dst, source) ?? (await createSink(dst));
     const warn = (t: string): void => hub.warn(t);
     if (!a.dryRun) sink.prepare?.(warn);
     const info = (t: string): void => hub.info(t);

@@ -10,7 +10,7 @@ export interface NamedRoute {
 }
 
 /** `schema.*` on the sink puts every table into that schema; `*` or no table keeps the base names. */
-function sinkSchema(table: unknown): string | undefined {
+export function sinkSchema(table: unknown): string | undefined {
   if (table === undefined || table === '*') return undefined;
   const m = typeof table === 'string' ? /^([^.,*]+)\.\*$/.exec(table) : null;
   if (!m) throw configError(`the sink's table must be left out (or be * or schema.*) when the source names several tables: each is copied into the sink table of the same name`);

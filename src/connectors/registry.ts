@@ -2,12 +2,13 @@ import type { ConnectorSpec } from '../config/fields.js';
 import type { Endpoint } from '../config/endpoint.js';
 import type { Sink, Source } from '../core/route.js';
 import { configError } from '../core/errors.js';
+import { CHANGES_SPEC } from './changes/spec.js';
 import { HTTP_SPEC } from './http/spec.js';
 import { NDJSON_SPEC } from './ndjson/spec.js';
 import { DATABASE_SPEC } from './sql/spec.js';
 
 /** Every connector's schema. Loading this module loads no driver. */
-export const SPECS: readonly ConnectorSpec[] = [DATABASE_SPEC, HTTP_SPEC, NDJSON_SPEC];
+export const SPECS: readonly ConnectorSpec[] = [DATABASE_SPEC, CHANGES_SPEC, HTTP_SPEC, NDJSON_SPEC];
 
 export function specForScheme(scheme: string): ConnectorSpec | undefined {
   return SPECS.find((s) => Object.hasOwn(s.schemes, scheme));
@@ -20,6 +21,8 @@ export async function createSource(ep: Endpoint): Promise<Source> {
       return new (await import('./ndjson/source.js')).NdjsonSource(ep);
     case 'database':
       return (await import('./sql/factory.js')).createSqlSource(ep);
+    case 'change-capture':
+      return (await import('./changes/factory.js')).createChangeSource(ep);
     case 'http':
       return new (await import('./http/source.js')).HttpSource(ep);
     default:

@@ -119,7 +119,9 @@ export interface Source {
    * The table rows are read from (SQL sources), for the dry run's column mapping and typed table
    * creation; `profile` asks for what the data holds where types are not enforced (a dry run).
    */
-  describeTable?(profile?: boolean): Promise<DescribedTable | undefined>;
+  describeTable?(profile?: boolean, table?: string): Promise<DescribedTable | undefined>;
+  /** The tables a change-capture endpoint streams (bridge.table of its messages): each goes into the sink table of its name. */
+  capturedTables?(): string[] | undefined;
   /** Called once the whole route is ready (sink open): a listener starts answering only then. */
   start?(): void;
   /** Lets a request-reply source answer straight from the sink (inline_response_fast_path). */

@@ -19,7 +19,7 @@ describe('bash completion', () => {
     expect(complete('bridge copy --par')).toEqual(['--parallel', '--partition']);
     expect(complete('bridge run completions/bridge.b')).toEqual(['completions/bridge.bash']);
     expect(complete('bridge tail --cursor')).toEqual(['--cursor-column', '--cursor-id', '--cursor-lag-ms']);
-    expect(complete('bridge copy my')).toEqual(['mysql://']);
+    expect(complete('bridge copy my')).toEqual(['mysql://', 'mysql+cdc://']);
     // Unquoted, bash breaks words at ':' and '=': the function offers only what follows the break.
     expect(complete('bridge copy postgres://h/db?cursor_c')).toEqual(['//h/db?cursor_column=']);
     expect(complete('bridge copy https://api.example.com/in?compre').sort()).toEqual(
@@ -35,7 +35,7 @@ describe('bash completion', () => {
     expect(tab("bridge copy 'sqlite://a.db?table=t&auto").line).toBe("bridge copy 'sqlite://a.db?table=t&auto_create_table='");
     expect(tab("bridge copy 'postgres://h/db?table=x&timestamps=r").line).toBe("bridge copy 'postgres://h/db?table=x&timestamps=rfc3339' ");
     expect(tab('bridge copy "postgres://h/db?table=x&cursor_c').offered).toEqual(['postgres://h/db?table=x&cursor_column=']);
-    expect(tab("bridge copy 'my").offered).toEqual(['mysql://']);
+    expect(tab("bridge copy 'my").offered).toEqual(['mysql://', 'mysql+cdc://']);
   });
 
   it('the files in completions/ are what `bridge completion` prints', () => {

@@ -9,7 +9,7 @@ import { pgType } from './types.js';
 export type Item = { m: Message } | { commit: bigint };
 
 /**
- * Turns the pgoutput stream into messages of one table: one per inserted, updated or deleted row
+ * Turns the pgoutput stream into messages of the captured tables: one per inserted, updated or deleted row
  * (or truncate), kept until the transaction's commit. A message's id comes from the transaction's
  * commit LSN and its place in it, so the same change has the same id when a restart streams it again.
  */
@@ -20,11 +20,18 @@ export class ChangeAssembler {
   private txLsn = 0n;
   private txIndex = 0;
 
+  /** `schema.name` and bare `name` → the table's name as listed (bridge.table). */
+  private readonly listed = new Map<string, string>();
+
   constructor(
-    private readonly table: string,
+    tables: readonly string[],
     private readonly sourceMetadata: boolean,
     private readonly render: RenderOptions,
-  ) {}
+    /** The operations that become messages (the field `operations`); the others are skipped. */
+    private readonly operations: ReadonlySet<string> = new Set(['insert', 'update', 'delete', 'truncate']),
+  ) {
+    for (const t of tables) this.listed.set(t, t);
+  }
 
   /** Whether a transaction is being received (its changes are not released yet). */
   get inTransaction(): boolean {
@@ -56,7 +63,11 @@ export class ChangeAssembler {
       case 'delete':
         return this.change(msg.relationId, 'delete', msg.old, walStart, !msg.full);
       case 'truncate':
-        for (const id of msg.relationIds) if (this.ours(id)) this.push(new Message('{}', this.meta('truncate', walStart), this.seed()));
+        if (!this.operations.has('truncate')) return undefined;
+        for (const id of msg.relationIds) {
+          const table = this.ours(id);
+          if (table !== undefined) this.push(new Message('{}', this.meta(table, 'truncate', walStart), this.seed(table)));
+        }
         return undefined;
       case 'commit': {
         const tx = this.openTx ?? [];
@@ -70,19 +81,19 @@ export class ChangeAssembler {
   }
 
   /** `pg:<table>:<commit LSN>:<n>` (decisions §6). */
-  private seed(): string {
-    return `pg:${this.table}:${formatLsn(this.txLsn)}:${this.txIndex++}`;
+  private seed(table: string): string {
+    return `pg:${table}:${formatLsn(this.txLsn)}:${this.txIndex++}`;
   }
 
-  private ours(relationId: number): boolean {
+  /** The captured table a relation is, as listed (a bare name stands for any schema's table of that name), or undefined. */
+  private ours(relationId: number): string | undefined {
     const r = this.relations.get(relationId);
-    if (!r) return false;
-    const [schema, name] = this.table.includes('.') ? this.table.split('.') : [undefined, this.table];
-    return r.name === name && (schema === undefined || r.schema === schema);
+    if (!r) return undefined;
+    return this.listed.get(`${r.schema}.${r.name}`) ?? this.listed.get(r.name);
   }
 
-  private meta(op: string, lsn: bigint): Metadata {
-    const m: Metadata = { 'bridge.op': op, 'bridge.table': this.table };
+  private meta(table: string, op: string, lsn: bigint): Metadata {
+    const m: Metadata = { 'bridge.op': op, 'bridge.table': table };
     if (this.sourceMetadata) m['bridge.src.pg_lsn'] = formatLsn(lsn);
     return m;
   }
@@ -93,7 +104,8 @@ export class ChangeAssembler {
 
   /** One row change: the new row, or for deletes the key columns (the whole row with REPLICA IDENTITY FULL). */
   private change(relationId: number, op: string, tuple: Tuple, lsn: bigint, keyOnly: boolean): undefined {
-    if (!this.ours(relationId)) return undefined;
+    const table = this.ours(relationId);
+    if (table === undefined || !this.operations.has(op)) return undefined;
     const rel = this.relations.get(relationId)!;
     const idx: number[] = [];
     rel.columns.forEach((c, i) => {
@@ -101,7 +113,7 @@ export class ChangeAssembler {
       if (tuple[i] !== undefined && (!keyOnly || c.key)) idx.push(i);
     });
     const shape = this.shapeOf(`${relationId}:${idx.join(',')}`, idx.map((i) => rel.columns[i]!));
-    this.push(Message.lazy(new RowFields(shape, idx.map((i) => tuple[i])), this.meta(op, lsn), this.seed()));
+    this.push(Message.lazy(new RowFields(shape, idx.map((i) => tuple[i])), this.meta(table, op, lsn), this.seed(table)));
     return undefined;
   }
 
@@ -109,9 +121,9 @@ export class ChangeAssembler {
    * A row of the initial copy (values as PostgreSQL's text, as pgoutput sends them), shaped like an
    * insert of the stream, with `bridge.snapshot` set; its id comes from its key, the same in every copy.
    */
-  copiedRow(shape: RowShape, values: (string | null)[], key: string): Message {
-    const meta: Metadata = { 'bridge.op': 'insert', 'bridge.table': this.table, 'bridge.snapshot': 'true' };
-    return Message.lazy(new RowFields(shape, values), meta, `pg:${this.table}:copy:${key}`);
+  copiedRow(table: string, shape: RowShape, values: (string | null)[], key: string): Message {
+    const meta: Metadata = { 'bridge.op': 'insert', 'bridge.table': table, 'bridge.snapshot': 'true' };
+    return Message.lazy(new RowFields(shape, values), meta, `pg:${table}:copy:${key}`);
   }
 
   /** The shape of the initial copy's rows, once per read (not per row). */

@@ -12,24 +12,32 @@ type PgClient = import('pg').Client;
 /** Every value as PostgreSQL's text, as pgoutput sends it: the copied rows render like the stream's. */
 const AS_TEXT = { getTypeParser: () => (v: string) => v };
 
+/** Where a copy stands: the table being read and the last key the sink confirmed in it. */
+export interface CopyAt {
+  table: string;
+  after: string[] | undefined;
+}
+
 /**
  * The initial copy of change capture (snapshot=initial): the rows that existed before the slot,
- * read in key order through a cursor in the snapshot the slot exported — so that they and the
- * slot's stream neither overlap nor leave a gap — as messages shaped like the stream's inserts.
- * Resumed after a stop (`after`: the last key the sink confirmed), it reads the rest in a fresh
- * snapshot: rows newer than the slot's start, whose changes the stream then applies again (a
- * keyed mirror ends equal to the source; an append-only sink may get a row twice).
+ * table after table (in the order listed), each read in key order through a cursor in the snapshot
+ * the slot exported — so that they and the slot's stream neither overlap nor leave a gap — as
+ * messages shaped like the stream's inserts. Resumed after a stop (`from`: the table and the last
+ * key the sink confirmed), it reads the rest in a fresh snapshot: rows newer than the slot's
+ * start, whose changes the stream then applies again (a keyed mirror ends equal to the source; an
+ * append-only sink may get a row twice).
  */
 export class InitialCopy {
   private client: PgClient | undefined;
   private drained = false;
   private keys: { name: string; dbType: string }[] = [];
   private copied = 0;
+  private at = 0;
 
   constructor(
     private readonly cfg: Record<string, unknown>,
-    readonly table: string,
-    private readonly info: TableInfo,
+    private readonly tables: readonly string[],
+    private readonly infos: ReadonlyMap<string, TableInfo>,
     private readonly changes: ChangeAssembler,
   ) {}
 
@@ -37,9 +45,13 @@ export class InitialCopy {
     return this.drained;
   }
 
-  /** Opens the read: in `snapshot` (exported by the slot's creation) or, resuming, in a fresh one after the key `after`. */
-  async open(snapshot: string | undefined, after: string[] | undefined): Promise<void> {
-    const d = postgresKind.dialect;
+  /** The table being read (the first, before open). */
+  get table(): string {
+    return this.tables[this.at] ?? this.tables[this.tables.length - 1]!;
+  }
+
+  /** Opens the read: in `snapshot` (exported by the slot's creation) or, resuming, in a fresh one from `from`. */
+  async open(snapshot: string | undefined, from: CopyAt | undefined): Promise<void> {
     const pg = await loadPg();
     const client = new pg.Client(this.cfg as never);
     client.on('error', () => {});
@@ -51,32 +63,54 @@ export class InitialCopy {
     this.client = client;
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     if (snapshot) await client.query(`SET TRANSACTION SNAPSHOT '${snapshot.replace(/'/g, "''")}'`);
-    this.keys = this.info.primaryKey.map((k) => {
-      const c = this.info.columns.find((x) => x.name === k)!;
-      return { name: k, dbType: c.dbType };
-    });
-    // pgoutput does not send generated columns: the copied rows leave them out too.
-    const cols = this.info.columns.filter((c) => !c.generated).map((c) => d.quote(c.name)).join(', ');
-    const order = this.keys.map((k) => d.quote(k.name)).join(', ');
-    const from = after && this.keys.length ? ` WHERE (${order}) > (${this.keys.map((k, i) => `$${i + 1}::${k.dbType}`).join(', ')})` : '';
-    await client.query({ text: `DECLARE bridge_initial_copy NO SCROLL CURSOR FOR SELECT ${cols} FROM ${d.table(this.table)}${from}${order ? ` ORDER BY ${order}` : ''}`, values: from ? after : [] });
+    // A progress naming a table no longer listed starts the list again (the mirror's rows are upserted).
+    this.at = Math.max(0, from ? this.tables.indexOf(from.table) : 0);
+    await this.declare(from && this.tables[this.at] === from.table ? from.after : undefined);
   }
 
-  /** The next rows (at most `max`), with the key of the last one; none once the table is read. */
-  async take(max: number): Promise<{ messages: Message[]; after: string[] | undefined }> {
-    const r = await this.client!.query({ text: `FETCH FORWARD ${max} FROM bridge_initial_copy`, types: AS_TEXT, rowMode: 'array' });
-    const fields = r.fields.map((f) => ({ name: f.name, typeOid: f.dataTypeID }));
-    const rows = r.rows as (string | null)[][];
-    if (rows.length < max) this.drained = true;
-    // Found once per read, not per row: the key columns and the rows' shape.
-    const keyIdx = this.keys.map((k) => fields.findIndex((f) => f.name === k.name));
-    const shape = this.changes.copyShape(fields);
-    // A row's key as text, `["42"]`: its message id, the same in every copy.
-    const keyOf = (values: (string | null)[]): string => JSON.stringify(keyIdx.length ? keyIdx.map((i) => values[i]) : values);
-    const messages = rows.map((values) => this.changes.copiedRow(shape, values, keyOf(values)));
-    this.copied += messages.length;
-    const last = rows[rows.length - 1];
-    return { messages, after: last && keyIdx.length ? keyIdx.map((i) => String(last[i])) : undefined };
+  /** The cursor over the current table, after the key `after` when given. */
+  private async declare(after: string[] | undefined): Promise<void> {
+    const d = postgresKind.dialect;
+    const info = this.infos.get(this.table)!;
+    this.keys = info.primaryKey.map((k) => ({ name: k, dbType: info.columns.find((x) => x.name === k)!.dbType }));
+    // pgoutput does not send generated columns: the copied rows leave them out too.
+    const cols = info.columns.filter((c) => !c.generated).map((c) => d.quote(c.name)).join(', ');
+    const order = this.keys.map((k) => d.quote(k.name)).join(', ');
+    const from = after && this.keys.length ? ` WHERE (${order}) > (${this.keys.map((k, i) => `$${i + 1}::${k.dbType}`).join(', ')})` : '';
+    await this.client!.query({ text: `DECLARE bridge_initial_copy NO SCROLL CURSOR FOR SELECT ${cols} FROM ${d.table(this.table)}${from}${order ? ` ORDER BY ${order}` : ''}`, values: from ? after : [] });
+  }
+
+  /** The next rows (at most `max`) of one table, with where they end; none once every table is read. */
+  async take(max: number): Promise<{ messages: Message[]; at: CopyAt | undefined }> {
+    for (;;) {
+      const table = this.table;
+      const keys = this.keys;
+      const r = await this.client!.query({ text: `FETCH FORWARD ${max} FROM bridge_initial_copy`, types: AS_TEXT, rowMode: 'array' });
+      const rows = r.rows as (string | null)[][];
+      if (rows.length < max) await this.nextTable();
+      if (rows.length === 0 && !this.drained) continue;
+      const fields = r.fields.map((f) => ({ name: f.name, typeOid: f.dataTypeID }));
+      // Found once per read, not per row: the key columns and the rows' shape.
+      const keyIdx = keys.length && rows.length ? keys.map((k) => fields.findIndex((f) => f.name === k.name)) : [];
+      const shape = this.changes.copyShape(fields);
+      // A row's key as text, `["42"]`: its message id, the same in every copy.
+      const keyOf = (values: (string | null)[]): string => JSON.stringify(keyIdx.length ? keyIdx.map((i) => values[i]) : values);
+      const messages = rows.map((values) => this.changes.copiedRow(table, shape, values, keyOf(values)));
+      this.copied += messages.length;
+      const last = rows[rows.length - 1];
+      return { messages, at: last ? { table, after: keyIdx.length ? keyIdx.map((i) => String(last[i])) : undefined } : undefined };
+    }
+  }
+
+  /** The current table is read: the next one's cursor, or the end. */
+  private async nextTable(): Promise<void> {
+    await this.client!.query('CLOSE bridge_initial_copy');
+    if (this.at + 1 >= this.tables.length) {
+      this.drained = true;
+      return;
+    }
+    this.at++;
+    await this.declare(undefined);
   }
 
   get rowsCopied(): number {
@@ -107,18 +141,18 @@ export class CopyPhase {
   ) {}
 
   /** Opens the copy: in the slot's exported snapshot, or resumed after the last confirmed key (said in a warning). */
-  static async open(copy: InitialCopy, from: { snapshot?: string; after?: string[] }, progress: CopyProgress | undefined, warn: (text: string) => void): Promise<CopyPhase> {
-    await copy.open(from.snapshot, from.after);
-    if (from.after)
+  static async open(copy: InitialCopy, from: { snapshot?: string; at?: CopyAt }, progress: CopyProgress | undefined, warn: (text: string) => void): Promise<CopyPhase> {
+    await copy.open(from.snapshot, from.at);
+    if (from.at)
       warn(
-        `resuming the initial copy of ${copy.table} after key ${from.after.join(', ')} (a stop interrupted it): the rest is read as it is now, and the changes since the slot was made are applied after it (a keyed mirror ends equal to the source; an append-only sink may get some rows twice)`,
+        `resuming the initial copy of ${from.at.table}${from.at.after ? ` after key ${from.at.after.join(', ')}` : ''} (a stop interrupted it): the rest is read as it is now, and the changes since the slot was made are applied after it (a keyed mirror ends equal to the source; an append-only sink may get some rows twice)`,
       );
     return new CopyPhase(copy, progress);
   }
 
   /** A batch; 'wait' while the last ones are confirmed (call again); 'over' once all were. */
   async next(max: number, signal: AbortSignal): Promise<SourceBatch | 'wait' | 'over'> {
-    const { messages, after } = this.copy.done ? { messages: [], after: undefined } : await this.copy.take(max);
+    const { messages, at } = this.copy.done ? { messages: [], at: undefined } : await this.copy.take(max);
     if (messages.length) {
       this.inFlight++;
       const settled = (): void => {
@@ -127,12 +161,12 @@ export class CopyPhase {
       };
       const ack = async (): Promise<void> => {
         try {
-          await this.progress?.save(after ?? null);
+          await this.progress?.save(at ?? null);
         } finally {
           settled();
         }
       };
-      const position = `initial copy, ${this.copy.rowsCopied} rows${after ? ` (key ${after.join(', ')})` : ''}`;
+      const position = `initial copy, ${this.copy.rowsCopied} rows${at ? ` (${at.table}${at.after ? ` key ${at.after.join(', ')}` : ''})` : ''}`;
       return { messages, position, ack, release: async () => settled() };
     }
     if (this.inFlight === 0) return 'over';

@@ -16,19 +16,30 @@ type Query = (sql: string, params?: unknown[]) => Promise<unknown[][]>;
 export async function prepareCapture(
   q: Query,
   conn: SqlConnection['query'],
-  f: { table: string; publication: string; slot_name: string; create_publication: boolean; temporary_slot: boolean },
+  f: { publication: string; slot_name: string; create_publication: boolean; temporary_slot: boolean; operations: ReadonlySet<string> },
+  tables: readonly string[],
   dryRun: boolean,
   slotMaker?: SlotMaker,
   /** snapshot=initial: the caller creates the slot itself (exporting its snapshot). */
   copyFirst = false,
-): Promise<{ info: TableInfo; walEnd: bigint; stopped?: boolean }> {
+): Promise<{ infos: Map<string, TableInfo>; walEnd: bigint; stopped?: boolean; createdPublication: boolean }> {
   const level = String((await q('SHOW wal_level'))[0]![0]);
   if (level !== 'logical') throw configError(`change capture needs wal_level=logical (the server has ${level}): run ALTER SYSTEM SET wal_level = logical; then restart PostgreSQL`);
-  const info = await postgresKind.dialect.introspect({ query: conn }, f.table);
-  if (!info.exists) throw configError(`table ${f.table} does not exist in the postgres source`);
-  await ensurePublication(q, f.publication, f.table, f.create_publication, dryRun);
-  if (!dryRun && !f.temporary_slot && !copyFirst && (await ensureSlot(q, f.slot_name, slotMaker)) === 'stopped') return { info, walEnd: 0n, stopped: true };
-  return { info, walEnd: parseLsn(String((await q('SELECT pg_current_wal_lsn()::text'))[0]![0])) };
+  const infos = await introspectAll(conn, tables);
+  const createdPublication = await ensurePublication(q, f.publication, tables, f.create_publication, dryRun, f.operations);
+  if (!dryRun && !f.temporary_slot && !copyFirst && (await ensureSlot(q, f.slot_name, slotMaker)) === 'stopped') return { infos, walEnd: 0n, stopped: true, createdPublication };
+  return { infos, walEnd: parseLsn(String((await q('SELECT pg_current_wal_lsn()::text'))[0]![0])), createdPublication };
+}
+
+/** Each captured table's columns and keys; a missing one is a config error. */
+export async function introspectAll(conn: SqlConnection['query'], tables: readonly string[]): Promise<Map<string, TableInfo>> {
+  const infos = new Map<string, TableInfo>();
+  for (const t of tables) {
+    const info = await postgresKind.dialect.introspect({ query: conn }, t);
+    if (!info.exists) throw configError(`table ${t} does not exist in the postgres source`);
+    infos.set(t, info);
+  }
+  return infos;
 }
 
 /** The captured table as a sink sees it (for a typed mirror). */
@@ -52,30 +63,51 @@ const causeCode = (e: unknown): string | undefined => (e as { cause?: { code?: s
  * UPDATE and DELETE on it fail ("cannot update table … because it does not have a replica identity"),
  * even after bridge exits.
  */
-export async function ensurePublication(q: Query, pub: string, table: string, create: boolean, dryRun: boolean): Promise<void> {
+export async function ensurePublication(q: Query, pub: string, tables: readonly string[], create: boolean, dryRun: boolean, ops?: ReadonlySet<string>): Promise<boolean> {
   const d = postgresKind.dialect;
-  if ((await q('SELECT 1 FROM pg_publication WHERE pubname = $1', [pub])).length > 0) return;
-  if (!create) throw configError(`publication ${pub} does not exist: set create_publication=true, or run CREATE PUBLICATION ${pub} FOR TABLE ${table}`);
-  const identity = await q(
-    `SELECT c.relreplident, EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND (i.indisprimary OR i.indisreplident))
-       FROM pg_class c WHERE c.oid = to_regclass($1)`,
-    [d.table(table)],
-  );
-  const [replident, keyed] = identity[0] ?? [];
-  if (replident === 'n' || (replident === 'd' && keyed !== true && keyed !== 't'))
-    throw configError(
-      `${table} has no primary key or replica identity: a publication of its updates and deletes would make the application's own UPDATE and DELETE on it fail. ` +
-        `Add a primary key, or run ALTER TABLE ${table} REPLICA IDENTITY FULL, or publish inserts only: CREATE PUBLICATION ${pub} FOR TABLE ${table} WITH (publish = 'insert')`,
+  const list = tables.join(', ');
+  if ((await q('SELECT 1 FROM pg_publication WHERE pubname = $1', [pub])).length > 0) {
+    const missing: string[] = [];
+    for (const t of tables) if ((await publishes(q, pub, t)).length === 0) missing.push(t);
+    if (missing.length) throw configError(`publication ${pub} does not publish ${missing.join(', ')}: run ALTER PUBLICATION ${pub} ADD TABLE ${missing.join(', ')} (or name another publication)`);
+    return false;
+  }
+  if (!create) throw configError(`publication ${pub} does not exist: set create_publication=true, or run CREATE PUBLICATION ${pub} FOR TABLE ${list}`);
+  for (const table of tables) {
+    const identity = await q(
+      `SELECT c.relreplident, EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND (i.indisprimary OR i.indisreplident))
+         FROM pg_class c WHERE c.oid = to_regclass($1)`,
+      [d.table(table)],
     );
+    const [replident, keyed] = identity[0] ?? [];
+    const writesOnly = ops && !ops.has('update') && !ops.has('delete');
+    if (!writesOnly && (replident === 'n' || (replident === 'd' && keyed !== true && keyed !== 't')))
+      throw configError(
+        `${table} has no primary key or replica identity: a publication of its updates and deletes would make the application's own UPDATE and DELETE on it fail. ` +
+          `Add a primary key, or run ALTER TABLE ${table} REPLICA IDENTITY FULL, or publish inserts only: CREATE PUBLICATION ${pub} FOR TABLE ${table} WITH (publish = 'insert')`,
+      );
+  }
   // A dry run checks that the publication could be made, and makes nothing.
-  if (dryRun) return;
+  if (dryRun) return false;
+  // Only the operations asked for are published: the server then decodes nothing else.
+  const publish = ops && ops.size < 4 ? ` WITH (publish = '${[...ops].join(', ')}')` : '';
   try {
-    await q(`CREATE PUBLICATION ${d.quote(pub)} FOR TABLE ${d.table(table)}`);
+    await q(`CREATE PUBLICATION ${d.quote(pub)} FOR TABLE ${tables.map((t) => d.table(t)).join(', ')}${publish}`);
   } catch (e) {
     if (causeCode(e) === '42501')
-      throw configError(`creating publication ${pub} needs ownership of ${table}: connect as its owner, or have the owner run CREATE PUBLICATION ${pub} FOR TABLE ${table}`);
+      throw configError(`creating publication ${pub} needs ownership of ${list}: connect as their owner, or have the owner run CREATE PUBLICATION ${pub} FOR TABLE ${list}`);
     if (!/already exists/.test((e as Error).message)) throw e;
+    return false;
   }
+  return true;
+}
+
+/** Whether the publication publishes the table (FOR ALL TABLES, IN SCHEMA or by name). */
+async function publishes(q: Query, pub: string, table: string): Promise<unknown[][]> {
+  return q(
+    `SELECT 1 FROM pg_publication_tables WHERE pubname = $1 AND (schemaname, tablename) = (SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($2))`,
+    [pub, postgresKind.dialect.table(table)],
+  );
 }
 
 /**

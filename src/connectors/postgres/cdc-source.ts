@@ -1,21 +1,21 @@
 import type { Endpoint } from '../../config/endpoint.js';
-import { BridgeError, configError, transientError } from '../../core/errors.js';
+import { BridgeError, transientError } from '../../core/errors.js';
 import type { DescribedTable, PlanItem, PoolStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
 import { Wakeup } from '../../core/wakeup.js';
 import { openDatabase, type Database } from '../sql/database.js';
 import type { TableInfo } from '../sql/types.js';
 import { parsePgArray } from './array.js';
-import { describeCaptured, explainStreamError, lostTemporarySlot, prepareCapture, saySlotRemains, slotLag, slotMaker } from './cdc-setup.js';
+import { describeCaptured, explainStreamError, introspectAll, lostTemporarySlot, prepareCapture, saySlotRemains, slotLag, slotMaker } from './cdc-setup.js';
 import { pgConfig } from './driver.js';
 import { postgresKind } from './index.js';
 import { ReleasedChanges, WHOLE_TRANSACTION_MAX } from './cdc-batches.js';
 import { ChangeAssembler } from './cdc-changes.js';
 import { CopyPhase, InitialCopy } from './cdc-initial-copy.js';
 import { capturePlan, startCapture } from './cdc-start.js';
+import { captureConfig, listCaptured, type CaptureConfig } from './cdc-config.js';
+import { dropOnCleanStop, checkStartPosition } from './cdc-stop.js';
 import { formatLsn, type PgOutputMessage } from './pgoutput.js';
 import { ReplicationStream } from './replication-stream.js';
-
-type Fields = { table: string; publication: string; slot_name: string; create_publication: boolean; source_metadata: boolean; temporary_slot: boolean; snapshot?: string; checkpoint_store?: string };
 
 /**
  * Change capture through a logical replication slot with pgoutput (decisions §3): one message per
@@ -31,7 +31,14 @@ export class CdcSource implements Source {
   private releaseDb: (() => Promise<void>) | undefined;
   private stream: ReplicationStream | undefined;
   private ctx!: SourceContext;
-  private readonly changes: ChangeAssembler;
+  private changes!: ChangeAssembler;
+  private readonly f: CaptureConfig;
+  private tables: string[] = [];
+  private infos = new Map<string, TableInfo>();
+  /** The publication was created by this run (drop_slot drops it too). */
+  private createdPublication = false;
+  /** The run ended as asked (drained copy): drop_slot applies. */
+  private drained = false;
   private released!: ReleasedChanges;
   private confirmed = 0n;
   private received = 0n;
@@ -43,17 +50,11 @@ export class CdcSource implements Source {
   private timer: NodeJS.Timeout | undefined;
   private lag: number | undefined;
   private lagTimer: NodeJS.Timeout | undefined;
-  private info: TableInfo | undefined;
   /** snapshot=initial: the rows that existed before the slot, delivered before its stream. */
   private copying: CopyPhase | undefined;
 
   constructor(private readonly ep: Endpoint) {
-    const render = { timestamps: (ep.fields.timestamps as 'text' | 'rfc3339') ?? 'text', parseArray: parsePgArray };
-    this.changes = new ChangeAssembler(this.f.table, this.f.source_metadata === true, render);
-  }
-
-  private get f(): Fields {
-    return this.ep.fields as Fields;
+    this.f = captureConfig(ep);
   }
 
   private readonly q = async (sql: string, params?: unknown[]) => (await this.db.query(sql, params)).rows;
@@ -61,18 +62,24 @@ export class CdcSource implements Source {
   async open(ctx: SourceContext): Promise<void> {
     this.ctx = ctx;
     this.released = new ReleasedChanges(Math.max(10_000, ctx.batchSize * 8), { pause: () => this.stream?.pause(), resume: () => this.stream?.resume() });
-    postgresKind.dialect.table(this.f.table);
+    if (!this.f.dedicated) postgresKind.dialect.table(this.f.listed);
     const opened = await openDatabase(this.ep, postgresKind, ctx.warn);
     this.db = opened.db;
     this.releaseDb = opened.release;
+    this.tables = await listCaptured(this.ep, this.f, this.db, ctx.warn);
+    const render = { timestamps: (this.ep.fields.timestamps as 'text' | 'rfc3339') ?? 'text', parseArray: parsePgArray };
+    this.changes = new ChangeAssembler(this.tables, this.f.source_metadata, render, this.f.operations);
     if (this.f.snapshot === 'only') return this.openCopyOnly(ctx);
     const copyFirst = this.f.snapshot !== 'never';
     const maker = ctx.stop && slotMaker(this.db, this.ep, ctx.warn, ctx.stop);
-    const ready = await prepareCapture(this.q, (s, p) => this.db.query(s, p), this.f, ctx.dryRun, maker, copyFirst);
-    this.info = ready.info;
+    const ready = await prepareCapture(this.q, (s, p) => this.db.query(s, p), this.f, this.tables, ctx.dryRun, maker, copyFirst);
+    this.infos = ready.infos;
+    this.createdPublication = ready.createdPublication;
     this.drainTarget = ready.walEnd;
+    if (!ctx.dryRun && !ready.stopped && this.f.startLsn !== undefined) await checkStartPosition(this.q, this.f.slot_name, this.f.startLsn);
     const stream = this.newStream();
-    const start = ready.stopped || ctx.dryRun || !copyFirst ? ready : await startCapture({ db: this.db, q: this.q, stream, f: this.f, maker, failed: (e) => this.copyStreamFailed(e) });
+    const f = { table: this.tables[0]!, slot_name: this.f.slot_name, temporary_slot: this.f.temporary_slot, checkpoint_store: this.f.checkpoint_store };
+    const start = ready.stopped || ctx.dryRun || !copyFirst ? ready : await startCapture({ db: this.db, q: this.q, stream, f, maker, failed: (e) => this.copyStreamFailed(e) });
     if (start.stopped) {
       ctx.warn(`stopped while replication slot ${this.f.slot_name} was being created (it waits for every transaction that has written): no slot was left`);
       this.stoppedEarly = true;
@@ -81,21 +88,20 @@ export class CdcSource implements Source {
     if (ctx.dryRun) return;
     if ('copy' in start && start.copy) {
       this.stream = stream;
-      this.copying = await CopyPhase.open(new InitialCopy(pgConfig(this.ep, ctx.warn), this.f.table, ready.info, this.changes), start.copy, start.progress, ctx.warn);
+      this.copying = await CopyPhase.open(new InitialCopy(pgConfig(this.ep, ctx.warn), this.tables, this.infos, this.changes), start.copy, start.progress, ctx.warn);
     } else await this.streamFromSlot(stream);
     this.lagTimer = setInterval(() => void this.updateLag(), 2000);
     this.lagTimer.unref();
   }
 
-  /** snapshot=only: one consistent copy of the table, and nothing else (no slot, no publication). */
+  /** snapshot=only: one consistent copy of the tables, and nothing else (no slot, no publication). */
   private async openCopyOnly(ctx: SourceContext): Promise<void> {
-    this.info = await postgresKind.dialect.introspect({ query: (s, p) => this.db.query(s, p) }, this.f.table);
-    if (!this.info.exists) throw configError(`table ${this.f.table} does not exist in the postgres source`);
-    if (!ctx.dryRun) this.copying = await CopyPhase.open(new InitialCopy(pgConfig(this.ep, ctx.warn), this.f.table, this.info, this.changes), {}, undefined, ctx.warn);
+    this.infos = await introspectAll((s, p) => this.db.query(s, p), this.tables);
+    if (!ctx.dryRun) this.copying = await CopyPhase.open(new InitialCopy(pgConfig(this.ep, ctx.warn), this.tables, this.infos, this.changes), {}, undefined, ctx.warn);
   }
 
   private newStream(): ReplicationStream {
-    return new ReplicationStream(pgConfig(this.ep, this.ctx.warn), this.f.slot_name, this.f.publication, this.f.temporary_slot);
+    return new ReplicationStream(pgConfig(this.ep, this.ctx.warn), this.f.slot_name, this.f.publication, this.f.temporary_slot, this.f.startLsn);
   }
 
   /** The replication connection fails while the initial copy reads: a temporary slot is lost with it; a permanent one is streamed from a new connection. */
@@ -119,10 +125,10 @@ export class CdcSource implements Source {
           if (reply) this.stream?.sendStatus(this.confirmed, false);
           this.wakeup.notify();
         },
-        failed: (e) => void explainStreamError(e, this.q, this.f.publication, this.f.slot_name, this.f.table).then((err) => this.fail(err.kind === 'fatal' ? e : err)),
+        failed: (e) => void explainStreamError(e, this.q, this.f.publication, this.f.slot_name, this.f.listed).then((err) => this.fail(err.kind === 'fatal' ? e : err)),
       });
     } catch (e) {
-      throw await explainStreamError(e, this.q, this.f.publication, this.f.slot_name, this.f.table);
+      throw await explainStreamError(e, this.q, this.f.publication, this.f.slot_name, this.f.listed);
     }
     this.timer = setInterval(() => this.tick(), 1000);
     this.timer.unref();
@@ -150,7 +156,7 @@ export class CdcSource implements Source {
   private tick(): void {
     // Quiet: ask for a keepalive, whose WAL position can then be confirmed.
     if (this.idle()) this.stream?.sendStatus(this.confirmed, true);
-    else if (Date.now() - (this.stream?.lastStatus ?? 0) > 10_000) this.stream?.sendStatus(this.confirmed, false);
+    else if (Date.now() - (this.stream?.lastStatus ?? 0) > this.f.heartbeatMs) this.stream?.sendStatus(this.confirmed, false);
     this.wakeup.notify();
   }
 
@@ -180,7 +186,10 @@ export class CdcSource implements Source {
       else if (copied && copied !== 'wait') return copied;
       if (copied) continue;
       if (this.released.waiting > 0) return this.take(max);
-      if ((this.ctx.mode === 'copy' || this.ctx.exitWhenDrained) && this.caughtUp()) return null;
+      if ((this.ctx.mode === 'copy' || this.ctx.exitWhenDrained) && this.caughtUp()) {
+        this.drained = true;
+        return null;
+      }
       await this.wakeup.wait(signal);
     }
   }
@@ -189,7 +198,7 @@ export class CdcSource implements Source {
   private async copyOver(): Promise<void> {
     await this.copying?.close(true);
     this.copying = undefined;
-    if (this.f.snapshot === 'only') this.stoppedEarly = true;
+    if (this.f.snapshot === 'only') this.stoppedEarly = this.drained = true;
     else await this.streamFromSlot(this.stream);
   }
 
@@ -203,7 +212,7 @@ export class CdcSource implements Source {
 
   /** The next batch: whole source transactions (see takeTransactions). */
   private take(max: number): SourceBatch {
-    const split = () => this.ctx.warn(`a source transaction has more than ${WHOLE_TRANSACTION_MAX} changes of ${this.f.table}: it is applied in parts, and until its last part lands the sink shows part of it`);
+    const split = () => this.ctx.warn(`a source transaction has more than ${WHOLE_TRANSACTION_MAX} changes of ${this.f.listed}: it is applied in parts, and until its last part lands the sink shows part of it`);
     return this.released.batch(max, this.ctx.limit !== undefined, (lsn) => this.confirm(lsn), split);
   }
 
@@ -211,9 +220,15 @@ export class CdcSource implements Source {
     this.lag = await slotLag(this.q, this.f.slot_name).catch(() => undefined);
   }
 
-  /** The captured table, so a sink can create a typed mirror of it (columns=auto + auto_create_table). */
-  async describeTable(): Promise<DescribedTable | undefined> {
-    return this.info && describeCaptured(this.info);
+  /** A captured table (the first unless named), so a sink can create a typed mirror of it (columns=auto + auto_create_table). */
+  async describeTable(_profile?: boolean, table?: string): Promise<DescribedTable | undefined> {
+    const info = this.infos.get(table ?? this.tables[0]!);
+    return info && describeCaptured(info);
+  }
+
+  /** The change-capture endpoint's tables, as bridge.table names them: each goes into the sink table of its name. */
+  capturedTables(): string[] | undefined {
+    return this.f.dedicated ? this.tables : undefined;
   }
 
   slotLagBytes(): number | undefined {
@@ -225,7 +240,7 @@ export class CdcSource implements Source {
   }
 
   async plan(): Promise<PlanItem[]> {
-    return capturePlan(this.q, this.f);
+    return capturePlan(this.q, { ...this.f, table: this.tables.join(', ') || this.f.listed });
   }
 
   poolStats(): PoolStats | undefined {
@@ -235,13 +250,16 @@ export class CdcSource implements Source {
   async close(): Promise<void> {
     clearInterval(this.timer);
     clearInterval(this.lagTimer);
-    await this.copying?.close(false, (text) => this.ctx.info?.(text), this.f.temporary_slot);
+    // drop_slot: only a run that ended as asked (drained, or a stop signal); a failed one resumes from its slot.
+    const drop = this.f.drop_slot && (this.drained || this.ctx.stop?.aborted === true) && !this.failure;
+    await this.copying?.close(false, (text) => this.ctx.info?.(text), this.f.temporary_slot || drop);
     if (this.stream) {
       this.stream.sendStatus(this.confirmed, false);
       await this.stream.end();
       this.stream = undefined;
-      await saySlotRemains(this.q, this.f.slot_name, this.ctx.info);
+      if (!drop) await saySlotRemains(this.q, this.f.slot_name, this.ctx.info);
     }
+    if (drop) await dropOnCleanStop(this.q, this.f, this.createdPublication, this.ctx.info);
     await this.releaseDb?.();
     this.releaseDb = undefined;
   }

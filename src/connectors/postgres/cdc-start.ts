@@ -5,13 +5,14 @@ import type { Database } from '../sql/database.js';
 import { sourceCheckpointStore } from '../sql/checkpoint-store.js';
 import { fitName } from '../sql/identifiers.js';
 import { slotExists, type SlotMaker } from './cdc-setup.js';
+import type { CopyAt } from './cdc-initial-copy.js';
 import type { ReplicationStream } from './replication-stream.js';
 
 type Query = (sql: string, params?: unknown[]) => Promise<unknown[][]>;
 
 /** How a change-capture run begins: with an initial copy (in the slot's exported snapshot, or resumed after a key), or streaming at once. */
 export interface CaptureStart {
-  copy?: { snapshot?: string; after?: string[] };
+  copy?: { snapshot?: string; at?: CopyAt };
   /** Where the progress of an unfinished initial copy is kept, under `key`. */
   progress?: CopyProgress;
   stopped?: boolean;
@@ -31,17 +32,18 @@ export class CopyProgress {
     private readonly table: string,
   ) {}
 
-  async load(): Promise<string[] | null | undefined> {
+  /** undefined: no copy to resume; null: one that confirmed nothing yet; else where it stands. */
+  async load(): Promise<CopyAt | null | undefined> {
     const text = await this.store.load(this.key);
     if (text === undefined) return undefined;
     this.last = text;
-    const saved = JSON.parse(text) as { bridge_initial_copy?: number; after?: string[] | null };
+    const saved = JSON.parse(text) as { bridge_initial_copy?: number; table?: string; after?: string[] | null };
     if (saved.bridge_initial_copy !== 1) throw configError(`${this.key} in ${this.store.description} is not bridge's initial-copy progress: delete it, or use another slot_name`);
-    return saved.after ?? null;
+    return saved.after || saved.table !== this.table ? { table: saved.table ?? this.table, after: saved.after ?? undefined } : null;
   }
 
-  async save(after: string[] | null): Promise<void> {
-    const text = JSON.stringify({ bridge_initial_copy: 1, table: this.table, after });
+  async save(at: CopyAt | null): Promise<void> {
+    const text = JSON.stringify({ bridge_initial_copy: 1, table: at?.table ?? this.table, after: at?.after ?? null });
     await this.store.put(this.key, text);
     this.last = text;
   }
@@ -97,12 +99,12 @@ export async function startCapture(o: {
   }
   if (await slotExists(o.q, f.slot_name)) {
     const progress = await openProgress(o.db, f.table, f.slot_name, f.checkpoint_store, false);
-    const after = await progress?.load();
-    if (after === undefined) {
+    const at = await progress?.load();
+    if (at === undefined) {
       await progress?.close();
       return {};
     }
-    return { copy: { after: after ?? undefined }, progress };
+    return { copy: at ? { at } : {}, progress };
   }
   // Without it no slot can be made: said first, before anything is created for the copy.
   const [role] = await o.q('SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user');

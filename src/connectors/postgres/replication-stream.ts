@@ -1,6 +1,6 @@
 import { classifyPg, loadPg } from './driver.js';
 import { postgresKind } from './index.js';
-import { decodePgOutput, type PgOutputMessage } from './pgoutput.js';
+import { decodePgOutput, formatLsn, type PgOutputMessage } from './pgoutput.js';
 
 type PgClient = import('pg').Client;
 /** pg keeps its protocol connection private: the replication stream needs its copy data and its socket. */
@@ -38,6 +38,8 @@ export class ReplicationStream {
     private readonly publication: string,
     /** A slot that lives only as long as this connection (temporary_slot=true). */
     private readonly temporary: boolean,
+    /** start_position: where streaming starts when later than the slot's confirmed position. */
+    private readonly startLsn?: bigint,
   ) {}
 
   /** Connects (once); errors of the connection after that go to `failed`. */
@@ -87,7 +89,7 @@ export class ReplicationStream {
         resolve();
       });
       const pub = this.publication.replace(/'/g, "''");
-      client.query(`START_REPLICATION SLOT ${slot} LOGICAL 0/0 (proto_version '1', publication_names '${pub}')`).then(
+      client.query(`START_REPLICATION SLOT ${slot} LOGICAL ${formatLsn(this.startLsn ?? 0n)} (proto_version '1', publication_names '${pub}')`).then(
         () => on.failed(new Error('the replication stream ended')),
         (e: unknown) => {
           reject(e);

@@ -42,7 +42,7 @@ export interface KindDriver {
   streamWire?(db: Database, select: string, params: readonly unknown[], columns: { name: string; dbType: string }[], format: 'text' | 'binary'): WireStream;
   /** Whether ranges of a table keyed by `keys` can be read in binary (the last key decoded from it). */
   binaryWire?(keys: ColumnInfo[]): boolean;
-  /** publication=: change capture. */
+  /** Change capture: publication= on a table's URL, or the change-capture endpoint (fields.dedicated, tables=). */
   changeSource?(ep: Endpoint): Promise<Source>;
 }
 

@@ -1,0 +1,95 @@
+import { configError } from '../core/errors.js';
+import type { Message } from '../core/message.js';
+import type { DescribedColumn, DescribedTable, PlanItem, PoolStats, Reply, Sink, SinkContext } from '../core/route.js';
+
+/** The sink of one source table, and that table as the source describes it. */
+export interface RoutedSink {
+  sink: Sink;
+  table: DescribedTable | undefined;
+}
+
+/**
+ * One sink per source table, for a source that streams several (change capture of a table list):
+ * each message goes to the sink of its `bridge.table`, in order. A batch is written run by run —
+ * consecutive messages of one table together — so changes keep the source's order within each
+ * table and across tables. Each table's sink is opened before anything is written (its checks
+ * and typed creation first), with that table as its source table.
+ */
+export class TableRouterSink implements Sink {
+  private readonly sinks = new Map<string, RoutedSink>();
+  readonly concurrency = 1;
+
+  constructor(
+    private readonly tables: () => readonly string[],
+    private readonly make: (table: string) => Promise<RoutedSink>,
+  ) {}
+
+  async open(ctx: SinkContext): Promise<void> {
+    for (const t of this.tables()) {
+      const routed = await this.make(t);
+      this.sinks.set(t, routed);
+      await routed.sink.open({ ...ctx, sourceTable: routed.table });
+    }
+  }
+
+  private sinkOf(m: Message): Sink {
+    const table = m.metadata?.['bridge.table'];
+    const routed = typeof table === 'string' ? this.sinks.get(table) : undefined;
+    if (!routed) throw configError(`a message of table ${String(table)} has no sink table: it is not one of ${[...this.sinks.keys()].join(', ')}`);
+    return routed.sink;
+  }
+
+  /** Consecutive messages of one table, in order. */
+  private runs(messages: Message[]): { sink: Sink; from: number; to: number }[] {
+    const out: { sink: Sink; from: number; to: number }[] = [];
+    messages.forEach((m, i) => {
+      const sink = this.sinkOf(m);
+      const last = out[out.length - 1];
+      if (last && last.sink === sink) last.to = i + 1;
+      else out.push({ sink, from: i, to: i + 1 });
+    });
+    return out;
+  }
+
+  async write(messages: Message[]): Promise<Reply[] | void> {
+    const replies: Reply[] = new Array<Reply>(messages.length);
+    for (const run of this.runs(messages)) {
+      const r = await run.sink.write(messages.slice(run.from, run.to));
+      if (r) r.forEach((x, i) => (replies[run.from + i] = x));
+    }
+    return replies;
+  }
+
+  async locate(messages: Message[]): Promise<{ index: number; error: Error } | undefined> {
+    for (const run of this.runs(messages)) {
+      const found = await run.sink.locate?.(messages.slice(run.from, run.to));
+      if (found) return { index: run.from + found.index, error: found.error };
+    }
+    return undefined;
+  }
+
+  flush(waiting?: boolean): void {
+    for (const { sink } of this.sinks.values()) sink.flush?.(waiting);
+  }
+
+  async plan(): Promise<PlanItem[]> {
+    const out: PlanItem[] = [];
+    for (const [t, { sink }] of this.sinks) for (const item of (await sink.plan?.()) ?? []) out.push({ label: `${item.label} [${t}]`, value: item.value });
+    return out;
+  }
+
+  /** Each table's mapping under its name (the columns given are the first table's; each sink maps its own). */
+  planMapping(_columns: DescribedColumn[]): PlanItem[] {
+    const out: PlanItem[] = [];
+    for (const [t, { sink, table }] of this.sinks) if (table && sink.planMapping) out.push({ label: `table ${t}`, value: '' }, ...sink.planMapping(table.columns));
+    return out;
+  }
+
+  poolStats(): PoolStats | undefined {
+    return this.sinks.values().next().value?.sink.poolStats?.();
+  }
+
+  async close(): Promise<void> {
+    for (const { sink } of this.sinks.values()) await sink.close().catch(() => {});
+  }
+}
