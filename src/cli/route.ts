@@ -98,6 +98,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     for (const w of [...src.warnings, ...dst.warnings]) hub.warn(w);
     source = await createSource(src);
     sink = changeRouter(a, src, dst, source) ?? (await createSink(dst));
+    if (dst.spec.name === 'database') source.sendSchemaChanges?.();
     const warn = (t: string): void => hub.warn(t);
     if (!a.dryRun) sink.prepare?.(warn);
     const info = (t: string): void => hub.info(t);

@@ -120,6 +120,8 @@ export interface Source {
    * creation; `profile` asks for what the data holds where types are not enforced (a dry run).
    */
   describeTable?(profile?: boolean, table?: string): Promise<DescribedTable | undefined>;
+  /** Called before open when the sink is a database: column changes of a captured table come as schema messages (see core/schema-change.ts). */
+  sendSchemaChanges?(): void;
   /** The tables a change-capture endpoint streams (bridge.table of its messages): each goes into the sink table of its name. */
   capturedTables?(): string[] | undefined;
   /** Called once the whole route is ready (sink open): a listener starts answering only then. */

@@ -6,8 +6,10 @@ import { PG_URL, postgres, sqlite, type TestDb } from '../helpers/databases.js';
 /**
  * Issue 27, 3: a column added (or renamed) on a captured table while a mirror streams. The new
  * column's values had no place in the mirror and were dropped with a warning, the run going on —
- * its data lost for good once the slot moved past. The run now stops before writing that change,
- * naming the column and the fix; the slot keeps it, so the next run (after the fix) applies it.
+ * its data lost for good once the slot moved past. Into a mirror bridge does not keep in step
+ * (auto_create_table off), the run now stops before writing that change, naming the column and
+ * the statement to run; the slot keeps it, so the next run (after the fix) applies it. (A mirror
+ * bridge keeps follows by itself: cdc-schema-follow.test.ts.)
  */
 const dir = tempDir();
 let pg: TestDb;
@@ -30,13 +32,14 @@ it('ADD COLUMN on the source while a mirror streams: exit 2 naming the column an
   const dst = `sqlite://${path.join(dir, 'mirror.db')}?table=schema_m&columns=auto&key=id&auto_create_table=true`;
   expect((await bridge(['copy', src, dst, '-q'])).exitCode).toBe(0);
   await pg.exec("ALTER TABLE schema_src ADD COLUMN w int; INSERT INTO schema_src VALUES (2, 'b', 42)");
-  const r = await bridge(['copy', src, dst, '--progress', 'none']);
+  const userMade = dst.replace('&auto_create_table=true', '');
+  const r = await bridge(['copy', src, userMade, '--progress', 'none']);
   expect(r.exitCode, r.stderr).toBe(2);
-  expect(r.stderr).toMatch(/field w has no column in schema_m: the captured table's columns changed \(ADD or RENAME COLUMN\); stopped before writing it\. Add it to schema_m .* and run again/);
+  expect(r.stderr).toMatch(/the captured table's columns changed \(w added\); schema_m is not kept in step by bridge \(auto_create_table is off\), so nothing was written past the change\. Run on the sink: ALTER TABLE "schema_m" ADD COLUMN "w" INTEGER; then run again/);
   expect(r.stderr).not.toMatch(/dropped/);
   expect((await lite.rows('SELECT id FROM schema_m ORDER BY id')).map((x) => Number(x.id))).toEqual([1]);
   await lite.exec('ALTER TABLE schema_m ADD COLUMN w INTEGER');
-  const again = await bridge(['copy', src, dst, '--progress', 'none']);
+  const again = await bridge(['copy', src, userMade, '--progress', 'none']);
   expect(again.exitCode, again.stderr).toBe(0);
   expect((await lite.rows('SELECT id, v, w FROM schema_m ORDER BY id')).map((x) => `${String(x.id)} ${String(x.v)} ${String(x.w)}`)).toEqual(['1 a null', '2 b 42']);
 });

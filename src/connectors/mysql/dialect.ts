@@ -1,5 +1,6 @@
 import { MysqlBinder } from './bind.js';
 import { Dialect, type TransactionListing } from '../sql/dialect.js';
+import { standardAlter, type AlterColumn } from '../sql/alter-column.js';
 import { fitKey } from './key-fit.js';
 import type { ColumnInfo, KeyColumn, LogicalType, SqlConnection, TableInfo } from '../sql/types.js';
 import { introspectTable } from './introspect.js';
@@ -217,5 +218,11 @@ export class MysqlDialect extends Dialect {
   upsertCheckpoint(table: string): string {
     return `INSERT INTO ${this.table(table)} (cursor_id, last_value, updated_at) VALUES (?, ?, CURRENT_TIMESTAMP(6))
             ON DUPLICATE KEY UPDATE last_value = VALUES(last_value), updated_at = VALUES(updated_at)`;
+  }
+
+  /** MODIFY restates the whole column: its NULL-ness goes with the new type. */
+  override alterColumn(table: string, c: AlterColumn): string | undefined {
+    if (c.op !== 'type') return standardAlter(this, table, c);
+    return `ALTER TABLE ${this.table(table)} MODIFY COLUMN ${this.quote(c.column)} ${c.type}${c.nullable ? ' NULL' : ' NOT NULL'}`;
   }
 }

@@ -1,4 +1,5 @@
 import { Message, type Metadata } from '../../core/message.js';
+import { diffColumns, schemaMessage, type SchemaShape } from '../../core/schema-change.js';
 import { rowRenderer, type RenderColumn, type RenderOptions } from '../sql/render.js';
 import { RowFields, RowShape } from '../sql/row-fields.js';
 import { postgresKind } from './index.js';
@@ -20,6 +21,8 @@ export class ChangeAssembler {
   private txLsn = 0n;
   private txIndex = 0;
 
+  /** Each captured table's columns as the stream last showed them (name, type oid:typmod). */
+  private readonly seen = new Map<string, { name: string; type: string }[]>();
   /** `schema.name` and bare `name` → the table's name as listed (bridge.table). */
   private readonly listed = new Map<string, string>();
 
@@ -29,6 +32,8 @@ export class ChangeAssembler {
     private readonly render: RenderOptions,
     /** The operations that become messages (the field `operations`); the others are skipped. */
     private readonly operations: ReadonlySet<string> = new Set(['insert', 'update', 'delete', 'truncate']),
+    /** Given when the sink keeps a mirror's columns in step (a database): relation changes become schema messages. */
+    private readonly describeRelation?: (relation: Relation) => Promise<SchemaShape['table']>,
   ) {
     for (const t of tables) this.listed.set(t, t);
   }
@@ -55,6 +60,7 @@ export class ChangeAssembler {
       case 'relation':
         this.relations.set(msg.relation.id, msg.relation);
         for (const k of [...this.shapes.keys()]) if (k.startsWith(`${msg.relation.id}:`)) this.shapes.delete(k);
+        this.noteShape(msg.relation);
         return undefined;
       case 'insert':
         return this.change(msg.relationId, 'insert', msg.row, walStart, false);
@@ -78,6 +84,23 @@ export class ChangeAssembler {
       default:
         return undefined;
     }
+  }
+
+  /**
+   * A captured table's columns as this relation message shows them: the first time in a run, or
+   * changed since, a schema message goes before the changes that have them (the sink compares
+   * them with its table). Its id does not take a place among the transaction's changes.
+   */
+  private noteShape(rel: Relation): void {
+    const table = this.ours(rel.id);
+    if (table === undefined || !this.describeRelation || !this.openTx) return;
+    const now = rel.columns.map((c) => ({ name: c.name, type: `${c.typeOid}:${c.typmod}` }));
+    const before = this.seen.get(table);
+    this.seen.set(table, now);
+    if (before && JSON.stringify(before) === JSON.stringify(now)) return;
+    const changes = diffColumns(before, now);
+    const shape = this.describeRelation(rel).then((t) => ({ table: t, changes }));
+    this.push(schemaMessage(table, changes, shape, `pg:${table}:${formatLsn(this.txLsn)}:schema:${this.txIndex}`));
   }
 
   /** `pg:<table>:<commit LSN>:<n>` (decisions §6). */

@@ -15,20 +15,18 @@ type Query = (sql: string, params?: unknown[]) => Promise<unknown[][]>;
  */
 export async function prepareCapture(
   q: Query,
-  conn: SqlConnection['query'],
   f: { publication: string; slot_name: string; create_publication: boolean; temporary_slot: boolean; operations: ReadonlySet<string> },
   tables: readonly string[],
   dryRun: boolean,
   slotMaker?: SlotMaker,
   /** snapshot=initial: the caller creates the slot itself (exporting its snapshot). */
   copyFirst = false,
-): Promise<{ infos: Map<string, TableInfo>; walEnd: bigint; stopped?: boolean; createdPublication: boolean }> {
+): Promise<{ walEnd: bigint; stopped?: boolean; createdPublication: boolean }> {
   const level = String((await q('SHOW wal_level'))[0]![0]);
   if (level !== 'logical') throw configError(`change capture needs wal_level=logical (the server has ${level}): run ALTER SYSTEM SET wal_level = logical; then restart PostgreSQL`);
-  const infos = await introspectAll(conn, tables);
   const createdPublication = await ensurePublication(q, f.publication, tables, f.create_publication, dryRun, f.operations);
-  if (!dryRun && !f.temporary_slot && !copyFirst && (await ensureSlot(q, f.slot_name, slotMaker)) === 'stopped') return { infos, walEnd: 0n, stopped: true, createdPublication };
-  return { infos, walEnd: parseLsn(String((await q('SELECT pg_current_wal_lsn()::text'))[0]![0])), createdPublication };
+  if (!dryRun && !f.temporary_slot && !copyFirst && (await ensureSlot(q, f.slot_name, slotMaker)) === 'stopped') return { walEnd: 0n, stopped: true, createdPublication };
+  return { walEnd: parseLsn(String((await q('SELECT pg_current_wal_lsn()::text'))[0]![0])), createdPublication };
 }
 
 /** Each captured table's columns and keys; a missing one is a config error. */

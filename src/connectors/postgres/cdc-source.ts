@@ -5,15 +5,16 @@ import { Wakeup } from '../../core/wakeup.js';
 import { openDatabase, type Database } from '../sql/database.js';
 import type { TableInfo } from '../sql/types.js';
 import { parsePgArray } from './array.js';
-import { describeCaptured, explainStreamError, introspectAll, lostTemporarySlot, prepareCapture, saySlotRemains, slotLag, slotMaker } from './cdc-setup.js';
+import { describeCaptured, explainStreamError, introspectAll, lostTemporarySlot, slotMaker } from './cdc-setup.js';
 import { pgConfig } from './driver.js';
 import { postgresKind } from './index.js';
 import { ReleasedChanges, WHOLE_TRANSACTION_MAX } from './cdc-batches.js';
 import { ChangeAssembler } from './cdc-changes.js';
 import { CopyPhase, InitialCopy } from './cdc-initial-copy.js';
-import { capturePlan, startCapture } from './cdc-start.js';
+import { beginCapture, capturePlan } from './cdc-start.js';
 import { captureConfig, listCaptured, type CaptureConfig } from './cdc-config.js';
-import { dropOnCleanStop, checkStartPosition } from './cdc-stop.js';
+import { LagWatch, stopCapture } from './cdc-stop.js';
+import { describeRelation } from './cdc-relation.js';
 import { formatLsn, type PgOutputMessage } from './pgoutput.js';
 import { ReplicationStream } from './replication-stream.js';
 
@@ -32,13 +33,12 @@ export class CdcSource implements Source {
   private stream: ReplicationStream | undefined;
   private ctx!: SourceContext;
   private changes!: ChangeAssembler;
-  private readonly f: CaptureConfig;
   private tables: string[] = [];
   private infos = new Map<string, TableInfo>();
-  /** The publication was created by this run (drop_slot drops it too). */
+  /** Made by this run, dropped with the slot by drop_slot; drained: the run ended as asked (drop_slot applies). */
   private createdPublication = false;
-  /** The run ended as asked (drained copy): drop_slot applies. */
   private drained = false;
+  private schemaMessages = false;
   private released!: ReleasedChanges;
   private confirmed = 0n;
   private received = 0n;
@@ -48,14 +48,14 @@ export class CdcSource implements Source {
   private stoppedEarly = false;
   private readonly wakeup = new Wakeup();
   private timer: NodeJS.Timeout | undefined;
-  private lag: number | undefined;
-  private lagTimer: NodeJS.Timeout | undefined;
+  private readonly lag = new LagWatch();
   /** snapshot=initial: the rows that existed before the slot, delivered before its stream. */
   private copying: CopyPhase | undefined;
 
-  constructor(private readonly ep: Endpoint) {
-    this.f = captureConfig(ep);
-  }
+  constructor(
+    private readonly ep: Endpoint,
+    private readonly f: CaptureConfig = captureConfig(ep),
+  ) {}
 
   private readonly q = async (sql: string, params?: unknown[]) => (await this.db.query(sql, params)).rows;
 
@@ -68,36 +68,26 @@ export class CdcSource implements Source {
     this.releaseDb = opened.release;
     this.tables = await listCaptured(this.ep, this.f, this.db, ctx.warn);
     const render = { timestamps: (this.ep.fields.timestamps as 'text' | 'rfc3339') ?? 'text', parseArray: parsePgArray };
-    this.changes = new ChangeAssembler(this.tables, this.f.source_metadata, render, this.f.operations);
-    if (this.f.snapshot === 'only') return this.openCopyOnly(ctx);
-    const copyFirst = this.f.snapshot !== 'never';
+    this.changes = new ChangeAssembler(this.tables, this.f.source_metadata, render, this.f.operations, this.schemaMessages ? (rel) => describeRelation(this.q, rel) : undefined);
+    this.infos = await introspectAll((s, p) => this.db.query(s, p), this.tables);
+    // snapshot=only: one consistent copy of the tables, and nothing else (no slot, no publication).
+    if (this.f.snapshot === 'only') return void (ctx.dryRun || (this.copying = await CopyPhase.open(this.initialCopy(), {}, undefined, ctx.warn)));
+    const stream = this.newStream();
     const maker = ctx.stop && slotMaker(this.db, this.ep, ctx.warn, ctx.stop);
-    const ready = await prepareCapture(this.q, (s, p) => this.db.query(s, p), this.f, this.tables, ctx.dryRun, maker, copyFirst);
-    this.infos = ready.infos;
+    const { ready, start } = await beginCapture({ db: this.db, q: this.q, stream, f: this.f, tables: this.tables, dryRun: ctx.dryRun, maker, failed: (e) => this.copyStreamFailed(e) });
     this.createdPublication = ready.createdPublication;
     this.drainTarget = ready.walEnd;
-    if (!ctx.dryRun && !ready.stopped && this.f.startLsn !== undefined) await checkStartPosition(this.q, this.f.slot_name, this.f.startLsn);
-    const stream = this.newStream();
-    const f = { table: this.tables[0]!, slot_name: this.f.slot_name, temporary_slot: this.f.temporary_slot, checkpoint_store: this.f.checkpoint_store };
-    const start = ready.stopped || ctx.dryRun || !copyFirst ? ready : await startCapture({ db: this.db, q: this.q, stream, f, maker, failed: (e) => this.copyStreamFailed(e) });
-    if (start.stopped) {
-      ctx.warn(`stopped while replication slot ${this.f.slot_name} was being created (it waits for every transaction that has written): no slot was left`);
-      this.stoppedEarly = true;
-      return;
-    }
-    if (ctx.dryRun) return;
+    if (start.stopped) ctx.warn(`stopped while replication slot ${this.f.slot_name} was being created (it waits for every transaction that has written): no slot was left`);
+    if ((this.stoppedEarly = start.stopped === true) || ctx.dryRun) return;
     if ('copy' in start && start.copy) {
       this.stream = stream;
-      this.copying = await CopyPhase.open(new InitialCopy(pgConfig(this.ep, ctx.warn), this.tables, this.infos, this.changes), start.copy, start.progress, ctx.warn);
+      this.copying = await CopyPhase.open(this.initialCopy(), start.copy, start.progress, ctx.warn);
     } else await this.streamFromSlot(stream);
-    this.lagTimer = setInterval(() => void this.updateLag(), 2000);
-    this.lagTimer.unref();
+    this.lag.start(this.q, this.f.slot_name);
   }
 
-  /** snapshot=only: one consistent copy of the tables, and nothing else (no slot, no publication). */
-  private async openCopyOnly(ctx: SourceContext): Promise<void> {
-    this.infos = await introspectAll((s, p) => this.db.query(s, p), this.tables);
-    if (!ctx.dryRun) this.copying = await CopyPhase.open(new InitialCopy(pgConfig(this.ep, ctx.warn), this.tables, this.infos, this.changes), {}, undefined, ctx.warn);
+  private initialCopy(): InitialCopy {
+    return new InitialCopy(pgConfig(this.ep, this.ctx.warn), this.tables, this.infos, this.changes);
   }
 
   private newStream(): ReplicationStream {
@@ -216,15 +206,14 @@ export class CdcSource implements Source {
     return this.released.batch(max, this.ctx.limit !== undefined, (lsn) => this.confirm(lsn), split);
   }
 
-  private async updateLag(): Promise<void> {
-    this.lag = await slotLag(this.q, this.f.slot_name).catch(() => undefined);
-  }
-
   /** A captured table (the first unless named), so a sink can create a typed mirror of it (columns=auto + auto_create_table). */
   async describeTable(_profile?: boolean, table?: string): Promise<DescribedTable | undefined> {
     const info = this.infos.get(table ?? this.tables[0]!);
     return info && describeCaptured(info);
   }
+
+  /** The sink keeps a mirror's columns in step (a database): column changes come as schema messages. */
+  sendSchemaChanges = (): boolean => (this.schemaMessages = true);
 
   /** The change-capture endpoint's tables, as bridge.table names them: each goes into the sink table of its name. */
   capturedTables(): string[] | undefined {
@@ -232,7 +221,7 @@ export class CdcSource implements Source {
   }
 
   slotLagBytes(): number | undefined {
-    return this.lag;
+    return this.lag.bytes;
   }
 
   checkpoint(): string | undefined {
@@ -243,23 +232,17 @@ export class CdcSource implements Source {
     return capturePlan(this.q, { ...this.f, table: this.tables.join(', ') || this.f.listed });
   }
 
-  poolStats(): PoolStats | undefined {
-    return this.db?.stats();
-  }
+  poolStats = (): PoolStats | undefined => this.db?.stats();
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    clearInterval(this.lagTimer);
+    this.lag.stop();
     // drop_slot: only a run that ended as asked (drained, or a stop signal); a failed one resumes from its slot.
     const drop = this.f.drop_slot && (this.drained || this.ctx.stop?.aborted === true) && !this.failure;
     await this.copying?.close(false, (text) => this.ctx.info?.(text), this.f.temporary_slot || drop);
-    if (this.stream) {
-      this.stream.sendStatus(this.confirmed, false);
-      await this.stream.end();
-      this.stream = undefined;
-      if (!drop) await saySlotRemains(this.q, this.f.slot_name, this.ctx.info);
-    }
-    if (drop) await dropOnCleanStop(this.q, this.f, this.createdPublication, this.ctx.info);
+    const stream = this.stream;
+    this.stream = undefined;
+    await stopCapture(this.q, stream, this.confirmed, this.f, drop ? { createdPublication: this.createdPublication } : undefined, this.ctx.info);
     await this.releaseDb?.();
     this.releaseDb = undefined;
   }

@@ -4,7 +4,9 @@ import type { PlanItem } from '../../core/route.js';
 import type { Database } from '../sql/database.js';
 import { sourceCheckpointStore } from '../sql/checkpoint-store.js';
 import { fitName } from '../sql/identifiers.js';
-import { slotExists, type SlotMaker } from './cdc-setup.js';
+import { prepareCapture, slotExists, type SlotMaker } from './cdc-setup.js';
+import type { CaptureConfig } from './cdc-config.js';
+import { checkStartPosition } from './cdc-stop.js';
 import type { CopyAt } from './cdc-initial-copy.js';
 import type { ReplicationStream } from './replication-stream.js';
 
@@ -131,6 +133,20 @@ export async function startCapture(o: {
     return { stopped: true };
   }
   return { copy: { snapshot }, progress };
+}
+
+/**
+ * A run's start: the publication checked or made, the slot found or made (with its snapshot, for
+ * snapshot=initial), start_position checked against it; then where the run begins (startCapture).
+ */
+export async function beginCapture(o: { db: Database; q: Query; stream: ReplicationStream; f: CaptureConfig; tables: string[]; dryRun: boolean; maker: SlotMaker | undefined; failed: (e: unknown) => void }) {
+  const { f } = o;
+  const copyFirst = f.snapshot !== 'never';
+  const ready = await prepareCapture(o.q, f, o.tables, o.dryRun, o.maker, copyFirst);
+  if (!o.dryRun && !ready.stopped && f.startLsn !== undefined) await checkStartPosition(o.q, f.slot_name, f.startLsn);
+  const first = { table: o.tables[0]!, slot_name: f.slot_name, temporary_slot: f.temporary_slot, checkpoint_store: f.checkpoint_store };
+  const start: CaptureStart = ready.stopped || o.dryRun || !copyFirst ? { stopped: ready.stopped } : await startCapture({ ...o, f: first });
+  return { ready, start };
 }
 
 /** The dry run's lines for change capture: what exists, what a start creates, and whether it copies first. */

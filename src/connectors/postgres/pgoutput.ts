@@ -9,6 +9,8 @@ export function parseLsn(text: string): bigint {
 export interface RelationColumn {
   name: string;
   typeOid: number;
+  /** The type modifier (varchar's length, numeric's precision), -1 if none. */
+  typmod: number;
   /** Part of the replica identity (the key sent with deletes). */
   key: boolean;
 }
@@ -98,8 +100,8 @@ export function decodePgOutput(buf: Buffer): PgOutputMessage {
         const flags = u8();
         const colName = cstr();
         const typeOid = i32();
-        i32(); // type modifier
-        columns.push({ name: colName, typeOid, key: (flags & 1) === 1 });
+        const typmod = i32();
+        columns.push({ name: colName, typeOid, typmod, key: (flags & 1) === 1 });
       }
       return { tag: 'relation', relation: { id, schema, name, columns } };
     }

@@ -49,7 +49,7 @@ export function typedTable(d: Dialect, table: string, src: DescribedTable | unde
 }
 
 /** Each source column's type on `d`, key columns resized (one key after another) to fit the kind's key size limit. */
-function fitKeys(d: Dialect, table: string, src: DescribedTable): string[] {
+export function fitKeys(d: Dialect, table: string, src: DescribedTable): string[] {
   const keyed = new Set([...src.primaryKey, ...src.unique.flat()]);
   const sameKind = src.columns.every((c) => (c.detail as SourceColumn).kind === d.kind);
   const types = src.columns.map((c) => {

@@ -1,3 +1,4 @@
+import { standardAlter, type AlterColumn } from './alter-column.js';
 import type { ColumnInfo, KeyColumn, LogicalType, SqlConnection, SqlKind, TableInfo } from './types.js';
 import { Binder } from './bind.js';
 import { splitTableName } from './identifiers.js';
@@ -75,6 +76,11 @@ export abstract class Dialect {
   insertRows(table: string, cols: string[], tuples: string[], keys?: string[], update?: string[]): string {
     const head = `INSERT INTO ${table} (${cols.map((c) => this.quote(c)).join(', ')}) VALUES ${tuples.join(',')}`;
     return keys ? head + this.upsertClause(keys, update ?? []) : head;
+  }
+
+  /** ALTER TABLE for one column change of a mirror bridge keeps in step; undefined where the kind cannot make it. */
+  alterColumn(table: string, c: AlterColumn): string | undefined {
+    return standardAlter(this, table, c);
   }
 
   /** A statement run first in the DDL transaction so that two processes create a table one after the other. */

@@ -12,6 +12,9 @@ import { DefaultWriter } from './write-default.js';
 import { LookupWriter } from './write-lookup.js';
 import { TokenWriter } from './write-tokens.js';
 import type { Writer } from './writer.js';
+import { schemaOf } from '../../core/schema-change.js';
+import { followSchema } from './schema-follow.js';
+import type { TableInfo } from './types.js';
 
 /**
  * The database publisher: picks the writer from the fields (default insert, insert_query tokens,
@@ -26,6 +29,7 @@ export class SqlSink implements Sink {
   /** What typed creation says of the table it creates (or would). */
   private createdPlan: PlanItem[] = [];
   private changesNoted = false;
+  private columnsCtx: SinkContext | undefined;
   private warn: (s: string) => void = () => {};
   /** Present when the writer takes rows from a SQL table without messages (columns=auto). */
   writeRows: ((rows: RowSet) => Promise<boolean>) | undefined;
@@ -99,22 +103,8 @@ export class SqlSink implements Sink {
     }
     else if (insert?.hasTokens) this.writer = new TokenWriter(this.db, insert);
     else if (f.columns === 'auto') {
-      const key = f.key === undefined ? undefined : (f.key as string).split(',').map((k) => k.trim()).filter(Boolean);
-      const options: ColumnsOptions = {
-        table: this.table,
-        info,
-        extraColumn: f.extra_column as string | undefined,
-        key,
-        onDropped: (names, count) => {
-          if (ctx.changes && names.length) throw schemaChanged(names, this.table);
-          if (names.length) ctx.warn(`payload field${names.length > 1 ? 's' : ''} ${names.join(', ')} ha${names.length > 1 ? 've' : 's'} no column in ${this.table} and no extra_column: dropped (counted in the summary)`);
-          ctx.countDropped(count);
-        },
-        onLossy: (n) => ctx.countLossy?.(n),
-        warn: ctx.warn,
-      };
-      this.writer = driver.columnsWriter ? await driver.columnsWriter(this.db, options) : new ColumnsWriter(this.db, options);
-      this.takeRows();
+      this.columnsCtx = ctx;
+      await this.makeColumnsWriter(info);
       this.largeRowBatches = this.writer instanceof ColumnsWriter && this.writer.appendsUnchanged(ctx.sourceTable);
     } else {
       // Without tokens, insert_query (with its `?`) binds the whole payload once, as the default does.
@@ -132,6 +122,48 @@ export class SqlSink implements Sink {
     if (!ctx.dryRun) this.db.pool.prewarm(this.writer.concurrency ?? 1);
   }
 
+  /** columns=auto: the writer for the table's columns as `info` has them (made again when a mirror follows its source's columns). */
+  private async makeColumnsWriter(info: TableInfo): Promise<void> {
+    const f = this.ep.fields;
+    const ctx = this.columnsCtx!;
+    const driver = await loadKind(this.ep.kind);
+    const key = f.key === undefined ? undefined : (f.key as string).split(',').map((k) => k.trim()).filter(Boolean);
+    const options: ColumnsOptions = {
+      table: this.table,
+      info,
+      extraColumn: f.extra_column as string | undefined,
+      key,
+      onDropped: (names, count) => {
+        if (ctx.changes && names.length) throw schemaChanged(names, this.table);
+        if (names.length) ctx.warn(`payload field${names.length > 1 ? 's' : ''} ${names.join(', ')} ha${names.length > 1 ? 've' : 's'} no column in ${this.table} and no extra_column: dropped (counted in the summary)`);
+        ctx.countDropped(count);
+      },
+      onLossy: (n) => ctx.countLossy?.(n),
+      warn: ctx.warn,
+    };
+    this.writer = driver.columnsWriter ? await driver.columnsWriter(this.db, options) : new ColumnsWriter(this.db, options);
+    this.takeRows();
+  }
+
+  /**
+   * A batch of change capture with schema messages: the changes before each are written with the
+   * columns they have, then the mirror follows the new columns (followSchema), then the rest.
+   */
+  private async writeAcrossSchema(messages: Message[]): Promise<void> {
+    let from = 0;
+    for (let i = 0; i < messages.length; i++) {
+      const shape = schemaOf(messages[i]!);
+      if (!shape) continue;
+      if (i > from) await this.write(messages.slice(from, i));
+      from = i + 1;
+      // Only a mirror (columns=auto) has columns to keep in step; other writers skip these messages.
+      if (!(this.writer instanceof ColumnsWriter)) continue;
+      const manage = this.ep.fields.auto_create_table === true;
+      if (await followSchema(this.db, this.table, await shape, manage, this.warn)) await this.makeColumnsWriter(await this.db.dialect.introspect({ query: (s, p) => this.db.query(s, p) }, this.table));
+    }
+    if (from < messages.length) await this.write(messages.slice(from));
+  }
+
   private async takeRowsOf(source: DescribedTable | undefined): Promise<void> {
     const intake = await this.writer.rowsFrom?.(source);
     if (!intake) return;
@@ -147,6 +179,7 @@ export class SqlSink implements Sink {
 
   async write(messages: Message[]): Promise<Reply[] | void> {
     if (messages.length === 0) return;
+    if (messages.some((m) => m.metadata?.['bridge.op'] === 'schema')) return this.writeAcrossSchema(messages);
     if (!this.changesNoted && !(this.writer instanceof ColumnsWriter) && messages[0]!.metadata?.['bridge.op']) {
       this.changesNoted = true;
       this.warn(`change capture into ${this.table}: the operation (insert/update/delete) is only in message metadata, which this insert does not keep; use columns=auto&key=<primary key> to mirror the table`);

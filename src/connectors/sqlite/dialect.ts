@@ -1,5 +1,6 @@
 import { SqliteBinder } from './bind.js';
 import { Dialect } from '../sql/dialect.js';
+import { standardAlter, type AlterColumn } from '../sql/alter-column.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { sqliteType } from './types.js';
 
@@ -202,5 +203,10 @@ export class SqliteDialect extends Dialect {
   upsertCheckpoint(table: string): string {
     return `INSERT INTO ${this.table(table)} (cursor_id, last_value, updated_at) VALUES (?, ?, ${NOW})
             ON CONFLICT (cursor_id) DO UPDATE SET last_value = excluded.last_value, updated_at = excluded.updated_at`;
+  }
+
+  /** SQLite cannot change a column's declared type (a table would have to be rebuilt): refused, the sink names the change. */
+  override alterColumn(table: string, c: AlterColumn): string | undefined {
+    return c.op === 'type' ? undefined : standardAlter(this, table, c);
   }
 }

@@ -1,5 +1,6 @@
 import { MssqlBinder } from './bind.js';
 import { Dialect } from '../sql/dialect.js';
+import type { AlterColumn } from '../sql/alter-column.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type LogicalType, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { mssqlType, selectExpression } from './types.js';
 
@@ -191,5 +192,20 @@ export class SqlServerDialect extends Dialect {
     const r = await conn.query(`SELECT SUM(p.rows) FROM sys.partitions p WHERE p.object_id = OBJECT_ID(@p1) AND p.index_id IN (0, 1)`, [this.objectName(table)]);
     const n = r.rows[0]?.[0];
     return n === null || n === undefined ? super.estimateRows(conn, table) : Number(n);
+  }
+
+  override alterColumn(table: string, c: AlterColumn): string | undefined {
+    const t = this.table(table);
+    const lit = (s: string): string => `N'${s.replace(/'/g, "''")}'`;
+    switch (c.op) {
+      case 'add':
+        return `ALTER TABLE ${t} ADD ${this.quote(c.column)} ${c.type}`;
+      case 'drop':
+        return `ALTER TABLE ${t} DROP COLUMN ${this.quote(c.column)}`;
+      case 'rename':
+        return `EXEC sp_rename ${lit(`${t}.${this.quote(c.from)}`)}, ${lit(c.to)}, 'COLUMN'`;
+      case 'type':
+        return `ALTER TABLE ${t} ALTER COLUMN ${this.quote(c.column)} ${c.type}${c.nullable ? ' NULL' : ' NOT NULL'}`;
+    }
   }
 }

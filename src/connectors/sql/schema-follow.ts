@@ -1,0 +1,78 @@
+import { configError } from '../../core/errors.js';
+import type { ColumnChange, SchemaShape } from '../../core/schema-change.js';
+import type { AlterColumn } from './alter-column.js';
+import { fitKeys } from './create-typed.js';
+import type { Database } from './database.js';
+import type { ColumnInfo, TableInfo } from './types.js';
+
+const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/**
+ * The column changes that bring the sink table (`info`) to a captured table's new shape, in the
+ * stream's order: renames, drops and type changes the stream showed, then every column the sink
+ * still lacks (a change made while no run streamed shows only as a new shape). Each is made
+ * only if the table does not have it yet, so that a change streamed again changes nothing.
+ */
+export function alterationsFor(db: Database, table: string, info: TableInfo, shape: SchemaShape): AlterColumn[] {
+  const d = db.dialect;
+  const types = fitKeys(d, table, shape.table);
+  const want = (name: string): string | undefined => types[shape.table.columns.findIndex((c) => c.name === name)];
+  const have = new Map<string, ColumnInfo>(info.columns.map((c) => [c.name, c]));
+  const out: AlterColumn[] = [];
+  for (const ch of shape.changes) {
+    if (ch.op === 'rename' && have.has(ch.from) && !have.has(ch.to)) {
+      out.push(ch);
+      have.set(ch.to, have.get(ch.from)!);
+      have.delete(ch.from);
+    } else if (ch.op === 'drop' && have.has(ch.column)) {
+      out.push(ch);
+      have.delete(ch.column);
+    } else if (ch.op === 'type' && have.has(ch.column)) {
+      const type = want(ch.column);
+      const cur = have.get(ch.column)!;
+      if (type !== undefined && norm(d.describeType(ch.column, type).dbType) !== norm(cur.dbType)) out.push({ op: 'type', column: ch.column, type, nullable: cur.nullable });
+    }
+  }
+  const names = new Set(shape.table.columns.map((c) => c.name));
+  shape.table.columns.forEach((c, i) => {
+    if (have.has(c.name) || !types[i]) return;
+    // The first shape a run sees, after a change no run streamed: a column the sink lacks, in the
+    // place (and of the type) of one the source no longer has, is that column renamed.
+    const there = shape.changes.length === 0 ? info.columns[i] : undefined;
+    if (there && !names.has(there.name) && have.has(there.name) && norm(d.describeType(c.name, types[i]).dbType) === norm(there.dbType)) {
+      out.push({ op: 'rename', from: there.name, to: c.name });
+      have.delete(there.name);
+    } else out.push({ op: 'add', column: c.name, type: types[i] });
+    have.set(c.name, { ...c, dbType: types[i] } as unknown as ColumnInfo);
+  });
+  return out;
+}
+
+const said = (c: ColumnChange | AlterColumn): string =>
+  c.op === 'rename' ? `${c.from} renamed to ${c.to}` : c.op === 'add' ? `${c.column} added` : c.op === 'drop' ? `${c.column} dropped` : `${c.column} changed type`;
+
+/**
+ * Brings a mirror to its source's new columns before the changes that have them are written. A
+ * table bridge keeps (auto_create_table=true) is altered; any other stops the run (exit 2) before
+ * writing past the change, with the statements that would make it right: the slot keeps the change,
+ * and the next run, after them, goes on. Resolves true when the table changed (its writer is then made again).
+ */
+export async function followSchema(db: Database, table: string, shape: SchemaShape, manage: boolean, warn: (s: string) => void): Promise<boolean> {
+  const d = db.dialect;
+  const info = await d.introspect({ query: (s, p) => db.query(s, p) }, table);
+  const changes = alterationsFor(db, table, info, shape);
+  if (changes.length === 0) return false;
+  const ddl = changes.map((c) => d.alterColumn(table, c));
+  const what = changes.map(said).join(', ');
+  const cannot = changes.find((_c, i) => ddl[i] === undefined);
+  if (cannot) throw configError(`the captured table's columns changed (${what}): ${d.kind} cannot ${said(cannot).replace(/changed type/, 'change its type')} in place; rebuild ${table} with the new type (or copy again into a new table), then run again`);
+  if (!manage)
+    throw configError(`the captured table's columns changed (${what}); ${table} is not kept in step by bridge (auto_create_table is off), so nothing was written past the change. Run on the sink: ${ddl.join('; ')}; then run again: the slot streams the change again`);
+  const lock = d.ddlLock(table);
+  await db.transaction(async (c) => {
+    if (lock) await c.query(lock);
+    for (const sql of ddl) await c.query(sql!);
+  });
+  warn(`${table} follows its source's columns (${what}): ${ddl.join('; ')}`);
+  return true;
+}
