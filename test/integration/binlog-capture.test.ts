@@ -32,12 +32,11 @@ afterAll(async () => {
   await lite.close();
 });
 
-const envelopes = (file: string) => lines(readFileSync(file, 'utf8')).map((l) => JSON.parse(l) as { id: string; metadata: Record<string, string>; payload: Record<string, unknown> });
 
-/** Runs a tail into an NDJSON envelope file, runs `writes` once it streams, and stops it (SIGINT) once `n` lines are there. */
-async function capture(query: string, n: number, writes: () => Promise<void>): Promise<ReturnType<typeof envelopes>> {
+/** Runs a tail into an NDJSON file (envelopes, or `plain` payload lines), runs `writes` once it streams, and stops it (SIGINT) once `n` lines are there. */
+async function captureLines(query: string, n: number, writes: () => Promise<void>, plain = false): Promise<string[]> {
   const out = path.join(dir, `cap-${Math.random().toString(36).slice(2)}.ndjson`);
-  const p = spawnBridge(['tail', my.cdc(query), `file://${out}?format=envelope`, ...quiet]);
+  const p = spawnBridge(['tail', my.cdc(query), `file://${out}${plain ? '' : '?format=envelope'}`, ...quiet]);
   await started(p);
   // Streaming once the kept position exists (snapshot=never keeps it before reading).
   await waitFor(async () => (await my.rows(`SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'bridge_cursors_%'`)).length > 0 || p.exitCode !== null);
@@ -45,7 +44,7 @@ async function capture(query: string, n: number, writes: () => Promise<void>): P
   await writes();
   await waitFor(async () => {
     try {
-      return envelopes(out).length >= n || p.exitCode !== null;
+      return lines(readFileSync(out, 'utf8')).length >= n || p.exitCode !== null;
     } catch {
       return false;
     }
@@ -53,11 +52,12 @@ async function capture(query: string, n: number, writes: () => Promise<void>): P
   p.kill('SIGINT');
   const r = await p;
   expect(r.exitCode, String(r.stderr)).toBe(0);
-  return envelopes(out);
+  return lines(readFileSync(out, 'utf8'));
 }
+const capture = async (query: string, n: number, writes: () => Promise<void>) => (await captureLines(query, n, writes)).map((l) => JSON.parse(l) as { id: string; metadata: Record<string, string>; payload: Record<string, unknown> });
 
 describe.skipIf(skip !== undefined)('binlog change capture (MariaDB)', () => {
-  it('start checks: binlog_format, binlog_row_image, privileges, a missing table, each a one-line error with the fix', async () => {
+  it('start checks: binlog_format, binlog_row_image, binlog_row_metadata, privileges, a missing table, each a one-line error with the fix', async () => {
     await my.exec('DROP TABLE IF EXISTS bl_chk; CREATE TABLE bl_chk (id int PRIMARY KEY)');
     const run = (q: string, user = 'root') => bridge(['tail', my.cdc(q).replace('root@', `${user}@`), '-', ...quiet]);
     try {
@@ -69,8 +69,12 @@ describe.skipIf(skip !== undefined)('binlog change capture (MariaDB)', () => {
       r = await run('tables=bl_chk');
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(/binlog_row_image is MINIMAL .* SET GLOBAL binlog_row_image = 'FULL'/);
+      await my.exec("SET GLOBAL binlog_row_image = 'FULL'; SET GLOBAL binlog_row_metadata = 'NO_LOG'");
+      r = await run('tables=bl_chk');
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toMatch(/binlog_row_metadata is NO_LOG .* SET GLOBAL binlog_row_metadata = 'FULL'/);
     } finally {
-      await my.exec("SET GLOBAL binlog_format = 'ROW'; SET GLOBAL binlog_row_image = 'FULL'");
+      await my.exec("SET GLOBAL binlog_format = 'ROW'; SET GLOBAL binlog_row_image = 'FULL'; SET GLOBAL binlog_row_metadata = 'FULL'");
     }
     await my.exec("DROP USER IF EXISTS bl_norepl@'%'; CREATE USER bl_norepl@'%'; GRANT SELECT ON test.* TO bl_norepl@'%'");
     let r = await run('tables=bl_chk', 'bl_norepl');
@@ -123,25 +127,26 @@ describe.skipIf(skip !== undefined)('binlog change capture (MariaDB)', () => {
       id int PRIMARY KEY, ti tinyint, tb tinyint(1), si smallint unsigned, mi mediumint, bi bigint, ubi bigint unsigned,
       d decimal(30,10), d0 decimal(5,0), f float, db double, dt datetime(6), dt0 datetime, ts timestamp(3) NULL, dte date, tm time(6), tm0 time,
       yr year, b1 bit(1), b12 bit(12), e enum('a','b c','d'), st set('x','y','z'), c char(5), vc varchar(50), tx text,
-      bn binary(4), vb varbinary(10), bl blob, j json, u uuid)`);
+      bn binary(4), vb varbinary(10), bl blob, j json, u uuid, u4 uuid, i4 inet4, i6 inet6, i6m inet6)`);
     const rows = [
       `(1, -128, 1, 65535, -8388608, -9223372036854775808, 18446744073709551615, -12345678901234567890.0123456789, 99999, 3.14159, 2.718281828459045e300,
         '2024-02-29 23:59:59.999999', '1000-01-01 00:00:00', '2038-01-19 03:14:07.123', '9999-12-31', '-838:59:59.000000', '838:59:59',
         2155, b'1', b'101010101010', 'b c', 'x,z', 'ab', 'héllo "q" \\\\ ✓', REPEAT('long ', 500), x'01020000', x'00ff', x'deadbeef',
-        '{"a": [1, 2.50, {"b": null}], "big": 12345678901234567890}', '123e4567-e89b-12d3-a456-426614174000')`,
-      `(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`,
+        '{"a": [1, 2.50, {"b": null}], "big": 12345678901234567890}', '123e4567-e89b-12d3-a456-426614174000', 'f47ac10b-58cc-4372-a567-0e02b2c3d400',
+        '10.0.0.0', '2001:db8::1:0:0:0', '::ffff:192.0.2.128')`,
+      `(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`,
       `(3, 0, 0, 0, 0, 9007199254740993, 0, 0.0000000001, -1, 1e-10, -0.1, '0000-00-00 00:00:00', '2000-01-01 12:00:00', '1970-01-01 00:00:01', '0000-00-00', '00:00:00.5', '-00:00:01',
-        0, b'0', b'0', 'a', '', '', '', '', x'00', x'', x'', '[]', '00000000-0000-0000-0000-000000000000')`,
+        0, b'0', b'0', 'a', '', '', '', '', x'00', x'', x'', '[]', '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff',
+        '0.0.0.0', '::', '::1')`,
     ];
-    const got = await capture('tables=bl_types&snapshot=never&slot_name=bl_types', rows.length, async () => {
+    const got = await captureLines('tables=bl_types&snapshot=never&slot_name=bl_types', rows.length, async () => {
       for (const r of rows) await my.exec(`INSERT INTO bl_types VALUES ${r}`);
-    });
+    }, true);
     const copy = await bridge(['copy', my.plain('table=bl_types'), '-', ...quiet]);
     expect(copy.exitCode, copy.stderr).toBe(0);
     const copied = lines(copy.stdout);
     expect(copied).toHaveLength(rows.length);
-    expect(got.map((m) => JSON.stringify(m.payload))).toEqual(copied.map((l) => JSON.stringify(JSON.parse(l))));
-    // Byte for byte too: the stream's lines as plain NDJSON.
+    expect(got).toEqual(copied);
     const snap = await bridge(['tail', my.cdc('tables=bl_types&snapshot=only'), '-', ...quiet]);
     expect(snap.exitCode, snap.stderr).toBe(0);
     expect(lines(snap.stdout)).toEqual(copied);
@@ -173,6 +178,25 @@ describe.skipIf(skip !== undefined)('binlog change capture (MariaDB)', () => {
     expect(tables.has('bl_types')).toBe(true);
     expect([...tables].some((t) => t!.startsWith('bridge_cursors_'))).toBe(false);
     expect(r.stderr).toMatch(/bl_nokey .*no primary key/);
+  });
+
+  it('ADD COLUMN and DROP COLUMN while streaming: each change carries the columns its row had; history written without column names is refused', async () => {
+    await my.exec('DROP TABLE IF EXISTS bl_alter, bridge_cursors_bl_alter; CREATE TABLE bl_alter (id int PRIMARY KEY, v text)');
+    const got = await captureLines('tables=bl_alter&snapshot=never', 4, async () => {
+      await my.exec("INSERT INTO bl_alter VALUES (1, 'a'); ALTER TABLE bl_alter ADD COLUMN w decimal(5,2); INSERT INTO bl_alter VALUES (2, 'b', 2); ALTER TABLE bl_alter DROP COLUMN v; INSERT INTO bl_alter VALUES (3, 3.5); UPDATE bl_alter SET w = 1 WHERE id = 1");
+    }, true);
+    expect(got).toEqual(['{"id":1,"v":"a"}', '{"id":2,"v":"b","w":"2.00"}', '{"id":3,"w":"3.50"}', '{"id":1,"w":"1.00"}']);
+    // Changes written while binlog_row_metadata was NO_LOG name no columns: refused, not decoded with today's columns.
+    await my.exec("DROP TABLE IF EXISTS bl_unnamed; CREATE TABLE bl_unnamed (id int PRIMARY KEY, v text); SET GLOBAL binlog_row_metadata = 'NO_LOG'");
+    const [{ pos }] = (await my.rows('SELECT @@gtid_binlog_pos AS pos')) as [{ pos: string }];
+    try {
+      await my.exec("INSERT INTO bl_unnamed VALUES (1, 'a')");
+    } finally {
+      await my.exec("SET GLOBAL binlog_row_metadata = 'FULL'");
+    }
+    const r = await bridge(['copy', my.cdc(`tables=bl_unnamed&snapshot=never&start_position=${pos}`), '-', ...quiet]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/changes of bl_unnamed written without column names \(binlog_row_metadata was not FULL then\)/);
   });
 
   it('start_position as file:pos: only what was committed after it', async () => {

@@ -16,6 +16,10 @@ export interface BinlogEvent {
   tableId?: number;
   tableMap?: Record<number, { parentSchema: string; tableName: string }>;
   rows?: Record<string, unknown>[] | { before: Record<string, unknown>; after: Record<string, unknown> }[];
+  /** Table map events: the table, and whether the event names its columns (binlog_row_metadata=FULL when written). */
+  schemaName?: string;
+  tableName?: string;
+  hasSelfDescribingMetadata?(): boolean;
 }
 
 const OPS: Record<string, string> = { writerows: 'insert', updaterows: 'update', deleterows: 'delete' };
@@ -54,10 +58,17 @@ export class BinlogAssembler {
     return this.open !== undefined;
   }
 
-  /** Feeds one event; returns the transaction's items when it commits. */
-  onEvent(evt: BinlogEvent): Item[] | undefined {
+  /**
+   * Feeds one event; returns the transaction's items when it commits, or `refresh` (the event not
+   * taken) when a row has columns the table had not when the run read it: introspect, then feed it
+   * again; `unnamed`: changes of a table written without column names, which cannot be decoded safely.
+   */
+  onEvent(evt: BinlogEvent): Item[] | { refresh: string } | { unnamed: string } | undefined {
     const name = evt.getEventName();
     switch (name) {
+      case 'tablemap':
+        // Without names the reader takes today's columns, which may not be the ones it was written with.
+        return evt.schemaName === this.database && this.tables.has(evt.tableName!) && evt.hasSelfDescribingMetadata?.() === false ? { unnamed: evt.tableName! } : undefined;
       case 'mariadbgtid':
       case 'gtid':
         this.begin(evt.gtid, name === 'mariadbgtid' && evt.standalone === false);
@@ -69,8 +80,7 @@ export class BinlogAssembler {
       case 'writerows':
       case 'updaterows':
       case 'deleterows':
-        this.rows(evt, OPS[name]!);
-        return undefined;
+        return this.rows(evt, OPS[name]!);
       default:
         return undefined;
     }
@@ -98,25 +108,35 @@ export class BinlogAssembler {
       const first = (t[1] ?? t[2])!.replace(/``/g, '`');
       const second = (t[3] ?? t[4])?.replace(/``/g, '`');
       const [schema, table] = second === undefined ? [evt.schema, first] : [first, second];
-      if (schema === this.database && this.tables.has(table) && this.ops.has('truncate')) this.push(table, 'truncate', undefined, evt);
+      if (schema === this.database && this.tables.has(table) && this.ops.has('truncate')) (this.open ??= []).push({ m: this.change(table, 'truncate', evt, (meta, seed) => new Message('{}', meta, seed))! });
     }
     // DDL and TRUNCATE are transactions of their own: no commit event follows.
     return this.began ? undefined : this.commit(evt);
   }
 
-  private rows(evt: BinlogEvent, op: string): void {
+  /** Row changes of a captured table; with a column the run has not introspected, adds nothing and names the table. */
+  private rows(evt: BinlogEvent, op: string): { refresh: string } | undefined {
     const map = evt.tableMap?.[evt.tableId!];
-    if (!map || map.parentSchema !== this.database || !this.ops.has(op)) return;
+    if (!map || map.parentSchema !== this.database || !this.ops.has(op)) return undefined;
     const table = this.tables.get(map.tableName);
-    if (!table) return;
+    if (!table) return undefined;
+    const first = this.n;
+    const out: Message[] = [];
     for (const row of evt.rows ?? []) {
       const image = op === 'update' ? (row as { after: Record<string, unknown> }).after : (row as Record<string, unknown>);
-      this.push(map.tableName, op, table.values(image), evt);
+      const m = this.change(map.tableName, op, evt, (meta, seed) => table.message(image, meta, seed));
+      if (!m) {
+        this.n = first;
+        return { refresh: map.tableName };
+      }
+      out.push(m);
     }
+    for (const m of out) (this.open ??= []).push({ m });
+    return undefined;
   }
 
-  /** Adds a change with its metadata and id (`mysql:<table>:<gtid or commit file:pos>:<n>`, read once the commit is known). */
-  private push(table: string, op: string, values: unknown[] | undefined, evt: BinlogEvent): void {
+  /** A change with its metadata and id (`mysql:<table>:<gtid or commit file:pos>:<n>`, read once the commit is known). */
+  private change(table: string, op: string, evt: BinlogEvent, make: (meta: Metadata, seed: () => string) => Message | undefined): Message | undefined {
     const meta: Metadata = { 'bridge.op': op, 'bridge.table': table };
     if (this.sourceMetadata) {
       if (this.file !== undefined) meta['bridge.src.binlog_file'] = this.file;
@@ -125,9 +145,7 @@ export class BinlogAssembler {
     }
     const tx = this.tx;
     const n = this.n++;
-    const seed = (): string => `mysql:${table}:${tx.id}:${n}`;
-    const msg = values ? this.tables.get(table)!.message(values, meta, seed) : new Message('{}', meta, seed);
-    (this.open ??= []).push({ m: msg });
+    return make(meta, () => `mysql:${table}:${tx.id}:${n}`);
   }
 
   private commit(evt: BinlogEvent): Item[] {

@@ -17,6 +17,11 @@ export async function checkBinlogServer(q: Query, kind: string): Promise<void> {
   if (logBin !== '1' && logBin !== 'ON') throw configError(`the ${kind} server's binary log is off (log_bin): start it with --log-bin (and --server-id), which needs a restart`);
   if (format !== 'ROW') throw configError(`binlog_format is ${format} on the ${kind} server; change capture needs ROW: SET GLOBAL binlog_format = 'ROW' (and binlog_format=ROW in its config file)`);
   if (image !== 'FULL') throw configError(`binlog_row_image is ${image} on the ${kind} server; change capture needs FULL (deletes and updates carry whole rows): SET GLOBAL binlog_row_image = 'FULL' (and in its config file)`);
+  // Each event then names its columns: a change read after an ALTER TABLE is decoded with the
+  // columns it was written with (NO_LOG/MINIMAL: with the table's columns now, wrong across a change).
+  const [meta] = await q('SELECT @@GLOBAL.binlog_row_metadata').catch(() => [['FULL']]);
+  const rowMeta = String(meta?.[0] ?? 'FULL').toUpperCase();
+  if (rowMeta !== 'FULL') throw configError(`binlog_row_metadata is ${rowMeta} on the ${kind} server; change capture needs FULL (each change then names its columns, so one read after an ALTER TABLE is decoded as written): SET GLOBAL binlog_row_metadata = 'FULL' (and in its config file)`);
   const grants = (await q('SHOW GRANTS')).map((r) => String(r[0]).toUpperCase());
   const global = grants.filter((g) => / ON \*\.\* TO /.test(g));
   const has = (...names: string[]): boolean => global.some((g) => g.includes('ALL PRIVILEGES') || names.some((n) => g.includes(n)));

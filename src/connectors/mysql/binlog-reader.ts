@@ -1,4 +1,4 @@
-import { transientError } from '../../core/errors.js';
+import { configError, transientError, type BridgeError } from '../../core/errors.js';
 import type { BinlogEvent } from './binlog-changes.js';
 import type { BinlogPosition } from './binlog-position.js';
 
@@ -14,6 +14,20 @@ interface ZongJi {
 
 /** Events the assembler needs; row events only of the captured tables (the reader filters them). */
 const EVENTS = ['tablemap', 'writerows', 'updaterows', 'deleterows', 'xid', 'query', 'mariadbgtid', 'gtid', 'rotate'];
+
+/**
+ * The reader's errors are connection trouble (retried), except a change written without column
+ * names (binlog_row_metadata was not FULL then) of a table whose columns changed since: decoding
+ * it with today's columns would shift values, and no retry helps.
+ */
+function readerError(e: Error): BridgeError {
+  const stale = /^Table (.+) schema changed between binlog event and metadata fetch/.exec(e.message);
+  if (stale)
+    return configError(
+      `the binlog holds changes of ${stale[1]} written without column names (binlog_row_metadata was not FULL then) and its columns changed since: they cannot be decoded exactly; capture from a later position (start_position) or anew (snapshot=initial with another slot_name)`,
+    );
+  return transientError(`binlog connection: ${e.message}`, e);
+}
 
 /** A replica server id from the slot name, in a high range that real servers seldom use (decisions: stable across runs). */
 export function defaultServerId(slot: string): number {
@@ -51,7 +65,7 @@ export class BinlogReader {
         resolve();
       });
       z.on('error', (e) => {
-        const err = transientError(`binlog connection: ${e.message}`, e);
+        const err = readerError(e);
         if (!ready) reject(err);
         else h.failed(err);
       });

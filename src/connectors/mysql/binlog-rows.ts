@@ -3,41 +3,73 @@ import type { DescribedTable } from '../../core/route.js';
 import type { SourceColumn } from '../sql/bind.js';
 import { rowRenderer, type RenderColumn } from '../sql/render.js';
 import { RowFields, RowShape } from '../sql/row-fields.js';
-import type { TableInfo } from '../sql/types.js';
+import type { ColumnInfo, TableInfo } from '../sql/types.js';
 import type { MysqlDialect } from './dialect.js';
+
+/** The shape of rows with one list of columns: how they render, and each value's fix. */
+interface Layout {
+  shape: RowShape;
+  fix: ((v: unknown) => unknown)[];
+}
 
 /**
  * One captured table: its columns as the plain MariaDB/MySQL source renders them (the same
  * RenderColumns its RowMessages builds from introspection), so a row read from the binlog gives
  * the payload `bridge copy` of that row gives. Values are brought to what mysql2 hands the copy
  * (bridge's driver options: decimals and big integers as exact text, dates as text, JSON as text).
+ * A binlog row names its columns (binlog_row_metadata=FULL): rows written before or after an
+ * ALTER TABLE get a layout of their own, with the columns they have.
  */
 export class CapturedTable {
   readonly shape: RowShape;
-  private readonly fix: ((v: unknown) => unknown)[];
+  /** Every column introspection has shown, by name: a row written before a DROP COLUMN still has it. */
+  private readonly known = new Map<string, ColumnInfo>();
+  private readonly layouts = new Map<string, Layout>();
 
   constructor(
     readonly name: string,
-    readonly info: TableInfo,
-    dialect: MysqlDialect,
+    public info: TableInfo,
+    private readonly dialect: MysqlDialect,
   ) {
-    const cols: RenderColumn[] = info.columns.map((c) => ({ name: c.name, type: c.type, elem: c.elem, scale: c.scale, variant: c.variant, floatBits: c.floatBits }));
+    this.refresh(info);
+    this.shape = this.layout(info.columns.map((c) => c.name))!.shape;
+  }
+
+  /** The table as introspected again (after a column change read from the binlog). */
+  refresh(info: TableInfo): void {
+    this.info = info;
+    for (const c of info.columns) this.known.set(c.name, c);
+  }
+
+  private layout(names: string[]): Layout | undefined {
+    const sig = names.join('\u0000');
+    let l = this.layouts.get(sig);
+    if (l) return l;
+    const cols = names.map((n) => this.known.get(n));
+    if (cols.some((c) => c === undefined)) return undefined;
+    const info = cols as ColumnInfo[];
+    const render: RenderColumn[] = info.map((c) => ({ name: c.name, type: c.type, elem: c.elem, scale: c.scale, variant: c.variant, floatBits: c.floatBits }));
     const opts = { timestamps: 'text' as const };
-    const render = rowRenderer(cols, opts, false);
-    const sources: SourceColumn[] = info.columns.map((c) => ({ col: c, type: c.type, loose: false, kind: dialect.kind, binder: dialect.binder }));
-    this.shape = new RowShape(cols, opts, false, render, sources);
-    this.fix = info.columns.map((c) => valueFix(c.variant, c.type));
+    const sources: SourceColumn[] = info.map((c) => ({ col: c, type: c.type, loose: false, kind: this.dialect.kind, binder: this.dialect.binder }));
+    l = { shape: new RowShape(render, opts, false, rowRenderer(render, opts, false), sources), fix: info.map((c) => valueFix(c.variant, c.type, c.dbType.toLowerCase())) };
+    this.layouts.set(sig, l);
+    return l;
   }
 
-  /** A binlog row (column name → the reader's value) as the copy's values, in the table's column order. */
-  values(row: Record<string, unknown>): unknown[] {
-    return this.info.columns.map((c, i) => {
-      const v = row[c.name];
-      return v === null ? null : this.fix[i]!(v);
-    });
+  /**
+   * A binlog row (column name → the reader's value, in the event's column order) as a message, or
+   * undefined when it has a column introspection has not shown (added since the run read the table).
+   */
+  message(row: Record<string, unknown>, meta: Metadata, seed: string | (() => string)): Message | undefined {
+    const names = Object.keys(row);
+    const l = this.layout(names);
+    if (!l) return undefined;
+    const values = names.map((n, i) => (row[n] === null ? null : l.fix[i]!(row[n])));
+    return Message.lazy(new RowFields(l.shape, values), meta, seed);
   }
 
-  message(values: unknown[], meta: Metadata, seed: string | (() => string)): Message {
+  /** A row of the initial snapshot (values in the table's column order, as the copy reads them). */
+  copied(values: unknown[], meta: Metadata, seed: string | (() => string)): Message {
     return Message.lazy(new RowFields(this.shape, values), meta, seed);
   }
 
@@ -59,11 +91,40 @@ export class CapturedTable {
 /**
  * Where the binlog reader's value differs from the copy's: YEAR 0000 is stored as 0 and comes as
  * 1900 (not a YEAR value: the range is 1901-2155 and 0); an ENUM's '' (index 0, an invalid value
- * stored in non-strict mode) comes as undefined. Everything else already matches.
+ * stored in non-strict mode) comes as undefined; with binlog_row_metadata=FULL the reader cannot
+ * tell MariaDB's UUID and INET4/INET6 from binary and gives their bytes (trailing zeros cut), which
+ * are formatted here as the server prints them. Everything else already matches.
  */
-function valueFix(variant: string | undefined, type: string): (v: unknown) => unknown {
+function valueFix(variant: string | undefined, type: string, dbType: string): (v: unknown) => unknown {
   if (variant === 'year') return (v) => (v === 1900 ? 0 : v);
+  if (dbType === 'uuid') return (v) => (Buffer.isBuffer(v) ? padded(v, 16).toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-') : v);
+  if (dbType === 'inet4') return (v) => (Buffer.isBuffer(v) ? [...padded(v, 4)].join('.') : v);
+  if (dbType === 'inet6') return (v) => (Buffer.isBuffer(v) ? inet6(padded(v, 16)) : v);
   if (variant === 'enum') return (v) => (v === undefined ? '' : v);
   if (type === 'bytes') return (v) => (typeof v === 'string' ? Buffer.from(v, 'binary') : v);
   return (v) => v;
+}
+
+const padded = (b: Buffer, n: number): Buffer => (b.length >= n ? b : Buffer.concat([b, Buffer.alloc(n - b.length)]));
+
+/** An IPv6 address as MariaDB prints INET6: RFC 5952, IPv4-mapped and -compatible addresses dotted. */
+function inet6(b: Buffer): string {
+  const v4 = `${b[12]}.${b[13]}.${b[14]}.${b[15]}`;
+  if (b.subarray(0, 10).every((x) => x === 0)) {
+    if (b[10] === 0xff && b[11] === 0xff) return `::ffff:${v4}`;
+    if (b[10] === 0 && b[11] === 0 && b.readUInt32BE(12) > 1) return `::${v4}`;
+  }
+  const groups = Array.from({ length: 8 }, (_, i) => b.readUInt16BE(i * 2));
+  // The longest run of two or more zero groups (the first on a tie) becomes '::'.
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen) [best, bestLen] = [i, j - i];
+    i = j > i ? j : i + 1;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (best < 0) return hex.join(':');
+  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
 }

@@ -144,7 +144,7 @@ export class SnapshotPhase {
   private batch(t: CapturedTable, rows: unknown[][], saved: SnapshotProgress): SourceBatch {
     const messages: Message[] = rows.map((values) => {
       const meta = { 'bridge.op': 'insert', 'bridge.table': t.name, 'bridge.snapshot': 'true' };
-      return t.message(values, meta, () => `mysql:${t.name}:copy:${JSON.stringify(t.keyOf(values))}`);
+      return t.copied(values, meta, () => `mysql:${t.name}:copy:${JSON.stringify(t.keyOf(values))}`);
     });
     this.copied += rows.length;
     this.inFlight++;

@@ -8,6 +8,7 @@ import { openDatabase, type Database } from '../sql/database.js';
 import { BinlogAssembler } from './binlog-changes.js';
 import { checkBinlogServer, resolveCapturedTables } from './binlog-checks.js';
 import { formatPosition, reached, parseStartPosition, type BinlogPosition, type CaptureStateStore, type SnapshotProgress } from './binlog-position.js';
+import { EventFeed } from './binlog-feed.js';
 import { BinlogReader, defaultServerId } from './binlog-reader.js';
 import { capturePlan, openCaptureStore, resumeWarning, type CaptureFields } from './binlog-start.js';
 import { CapturedTable } from './binlog-rows.js';
@@ -38,7 +39,7 @@ export class BinlogSource implements Source {
   private assembler: BinlogAssembler | undefined;
   private released!: ReleasedChanges;
   private snapshot: SnapshotPhase | undefined;
-  /** Where the stream starts (after the snapshot, if any). */
+  /** The position after the last transaction the sink confirmed (what is kept). */
   private confirmed: BinlogPosition | undefined;
   private received: BinlogPosition = {};
   private drainTarget: BinlogPosition = {};
@@ -51,10 +52,6 @@ export class BinlogSource implements Source {
 
   private get f(): Fields {
     return this.ep.fields as unknown as Fields;
-  }
-
-  private get mariadb(): boolean {
-    return this.ep.kind === 'mariadb';
   }
 
   private readonly q = async (sql: string, params?: unknown[]) => (await this.db.query(sql, params)).rows;
@@ -81,7 +78,7 @@ export class BinlogSource implements Source {
     if (only) return this.startSnapshot(cfg, undefined, undefined);
     this.store = await openCaptureStore(this.db, [...this.tables.keys()][0]!, this.f);
     const state = this.f.start_position !== undefined ? undefined : await this.store.load();
-    this.drainTarget = await binlogEnd(this.q, this.mariadb);
+    this.drainTarget = await binlogEnd(this.q, this.ep.kind === 'mariadb');
     if (state?.snapshot) {
       ctx.warn(resumeWarning(state.snapshot));
       return this.startSnapshot(cfg, state.snapshot, this.store);
@@ -98,7 +95,7 @@ export class BinlogSource implements Source {
 
   /** Opens the consistent read: resuming `progress`, or a new snapshot whose position is kept before its first row goes out. */
   private async startSnapshot(cfg: Record<string, unknown>, progress: SnapshotProgress | undefined, store: CaptureStateStore | undefined): Promise<void> {
-    const read = await ConsistentRead.open(cfg, this.mariadb, this.ctx.warn);
+    const read = await ConsistentRead.open(cfg, this.ep.kind === 'mariadb', this.ctx.warn);
     const p = progress ?? { join: read.join, done: [] };
     if (!progress) await store?.save({ snapshot: p });
     this.snapshot = new SnapshotPhase(read, [...this.tables.values()], this.dialect, p, store);
@@ -110,27 +107,26 @@ export class BinlogSource implements Source {
     this.confirmed ??= from;
     const ops = new Set((this.f.operations ?? 'insert,update,delete,truncate').split(',').map((s) => s.trim().toLowerCase()));
     const database = this.ep.url!.path;
-    this.assembler = new BinlogAssembler(database, this.tables, ops, this.f.source_metadata === true, this.mariadb ? from.gtid : undefined);
+    this.assembler = new BinlogAssembler(database, this.tables, ops, this.f.source_metadata === true, this.ep.kind === 'mariadb' ? from.gtid : undefined);
     this.assembler.file = from.file;
     this.released.clear();
     this.failure = undefined;
     const serverId = this.f.server_id ?? defaultServerId(this.f.slot_name ?? 'bridge_slot');
     const reader = new BinlogReader(mysqlConfig(this.ep, this.ctx.warn), serverId, database, [...this.tables.keys()], this.f.heartbeat_interval_ms ?? 10_000);
     this.reader = reader;
-    await reader.start(from, {
-      event: (evt) => {
-        if (evt.getEventName() === 'rotate') this.assembler!.file = evt.binlogName;
-        const tx = this.assembler!.onEvent(evt);
-        if (!tx) return;
-        const last = tx[tx.length - 1] as { commit: bigint };
-        this.received = this.assembler!.commits.get(last.commit)!;
+    const feed = new EventFeed(this.assembler, {
+      released: (tx) => {
+        this.received = this.assembler!.commits.get((tx[tx.length - 1] as { commit: bigint }).commit)!;
         this.released.push(tx);
         this.wakeup.notify();
       },
+      introspect: async (name) => this.tables.get(name)!.refresh(await this.db.withConnection((c) => this.dialect.introspect(c, name))),
+      pause: () => reader.pause(),
+      resume: () => reader.resume(),
       failed: (e) => this.fail(e),
     });
-    this.timer ??= setInterval(() => this.tick(), 1000);
-    this.timer.unref();
+    await reader.start(from, { event: (evt) => feed.feed(evt), failed: (e) => this.fail(e) });
+    (this.timer ??= setInterval(() => this.tick(), 1000)).unref();
   }
 
   private fail(e: unknown): void {
