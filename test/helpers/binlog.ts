@@ -1,4 +1,7 @@
+import path from 'node:path';
 import mysql from 'mysql2/promise';
+import { afterAll, beforeAll } from 'vitest';
+import { postgres, sqlite, type TestDb } from './databases.js';
 
 /** The MariaDB with the row-based binlog on (scripts/mariadb-binlog.sh, port 3307); unset: binlog tests skip. */
 export const BINLOG_URL = process.env.BRIDGE_BINLOG_URL;
@@ -32,4 +35,30 @@ export async function binlogDb(): Promise<BinlogDb | string> {
     rows: async (sql) => (await conn.query(sql))[0] as Record<string, unknown>[],
     close: () => conn.end(),
   };
+}
+
+/** The binlog server and the two mirror databases a binlog test writes into, opened before its tests and closed after. */
+export interface BinlogSuite {
+  my: BinlogDb;
+  pg: TestDb;
+  lite: TestDb;
+}
+
+/** Registers the suite's hooks; `skip` is the reason the tests cannot run here, if any (then nothing is opened). */
+export async function binlogSuite(name: string, dir: string): Promise<{ skip: string | undefined; s: BinlogSuite }> {
+  const db = await binlogDb();
+  const skip = typeof db === 'string' ? db : undefined;
+  if (skip) console.warn(`${name}: skipped: ${skip}`);
+  const s = {} as BinlogSuite;
+  beforeAll(async () => {
+    if (skip) return;
+    Object.assign(s, { my: db as BinlogDb, pg: await postgres(), lite: sqlite(path.join(dir, 'mirror.db')) });
+  });
+  afterAll(async () => {
+    if (skip) return;
+    await s.my.close();
+    await s.pg.close();
+    await s.lite.close();
+  });
+  return { skip, s };
 }

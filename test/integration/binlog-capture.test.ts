@@ -1,45 +1,27 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { binlogDb, type BinlogDb } from '../helpers/binlog.js';
+import { describe, expect, it } from 'vitest';
+import { binlogSuite } from '../helpers/binlog.js';
 import { bridge, lines, spawnBridge, started, tempDir, waitFor } from '../helpers/bridge.js';
-import { PG_URL, postgres, sqlite, type TestDb } from '../helpers/databases.js';
+import { PG_URL } from '../helpers/databases.js';
 
 /**
  * Issue 27, 5: MariaDB change capture from the row-based binlog (mariadb+cdc://), against the
  * second MariaDB of scripts/mariadb-binlog.sh. Mirrors are compared by content with the source;
  * every value read from the binlog must render as `bridge copy` of the plain table renders it.
  */
-const db = await binlogDb();
-const skip = typeof db === 'string' ? db : undefined;
-if (skip) console.warn(`binlog-capture: skipped: ${skip}`);
 const dir = tempDir();
-let my: BinlogDb;
-let pg: TestDb;
-let lite: TestDb;
+const { skip, s } = await binlogSuite('binlog-capture', dir);
 const quiet = ['--progress', 'none'];
-
-beforeAll(async () => {
-  if (skip) return;
-  my = db as BinlogDb;
-  pg = await postgres();
-  lite = sqlite(path.join(dir, 'mirror.db'));
-});
-afterAll(async () => {
-  if (skip) return;
-  await my.close();
-  await pg.close();
-  await lite.close();
-});
 
 
 /** Runs a tail into an NDJSON file (envelopes, or `plain` payload lines), runs `writes` once it streams, and stops it (SIGINT) once `n` lines are there. */
 async function captureLines(query: string, n: number, writes: () => Promise<void>, plain = false): Promise<string[]> {
   const out = path.join(dir, `cap-${Math.random().toString(36).slice(2)}.ndjson`);
-  const p = spawnBridge(['tail', my.cdc(query), `file://${out}${plain ? '' : '?format=envelope'}`, ...quiet]);
+  const p = spawnBridge(['tail', s.my.cdc(query), `file://${out}${plain ? '' : '?format=envelope'}`, ...quiet]);
   await started(p);
   // Streaming once the kept position exists (snapshot=never keeps it before reading).
-  await waitFor(async () => (await my.rows(`SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'bridge_cursors_%'`)).length > 0 || p.exitCode !== null);
+  await waitFor(async () => (await s.my.rows(`SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'bridge_cursors_%'`)).length > 0 || p.exitCode !== null);
   await new Promise((r) => setTimeout(r, 1500));
   await writes();
   await waitFor(async () => {
@@ -58,35 +40,35 @@ const capture = async (query: string, n: number, writes: () => Promise<void>) =>
 
 describe.skipIf(skip !== undefined)('binlog change capture (MariaDB)', () => {
   it('start checks: binlog_format, binlog_row_image, binlog_row_metadata, privileges, a missing table, each a one-line error with the fix', async () => {
-    await my.exec('DROP TABLE IF EXISTS bl_chk; CREATE TABLE bl_chk (id int PRIMARY KEY)');
-    const run = (q: string, user = 'root') => bridge(['tail', my.cdc(q).replace('root@', `${user}@`), '-', ...quiet]);
+    await s.my.exec('DROP TABLE IF EXISTS bl_chk; CREATE TABLE bl_chk (id int PRIMARY KEY)');
+    const run = (q: string, user = 'root') => bridge(['tail', s.my.cdc(q).replace('root@', `${user}@`), '-', ...quiet]);
     try {
-      await my.exec("SET GLOBAL binlog_format = 'STATEMENT'");
+      await s.my.exec("SET GLOBAL binlog_format = 'STATEMENT'");
       let r = await run('tables=bl_chk');
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(/binlog_format is STATEMENT .* SET GLOBAL binlog_format = 'ROW'/);
-      await my.exec("SET GLOBAL binlog_format = 'ROW'; SET GLOBAL binlog_row_image = 'MINIMAL'");
+      await s.my.exec("SET GLOBAL binlog_format = 'ROW'; SET GLOBAL binlog_row_image = 'MINIMAL'");
       r = await run('tables=bl_chk');
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(/binlog_row_image is MINIMAL .* SET GLOBAL binlog_row_image = 'FULL'/);
-      await my.exec("SET GLOBAL binlog_row_image = 'FULL'; SET GLOBAL binlog_row_metadata = 'NO_LOG'");
+      await s.my.exec("SET GLOBAL binlog_row_image = 'FULL'; SET GLOBAL binlog_row_metadata = 'NO_LOG'");
       r = await run('tables=bl_chk');
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(/binlog_row_metadata is NO_LOG .* SET GLOBAL binlog_row_metadata = 'FULL'/);
     } finally {
-      await my.exec("SET GLOBAL binlog_format = 'ROW'; SET GLOBAL binlog_row_image = 'FULL'; SET GLOBAL binlog_row_metadata = 'FULL'");
+      await s.my.exec("SET GLOBAL binlog_format = 'ROW'; SET GLOBAL binlog_row_image = 'FULL'; SET GLOBAL binlog_row_metadata = 'FULL'");
     }
-    await my.exec("DROP USER IF EXISTS bl_norepl@'%'; CREATE USER bl_norepl@'%'; GRANT SELECT ON test.* TO bl_norepl@'%'");
+    await s.my.exec("DROP USER IF EXISTS bl_norepl@'%'; CREATE USER bl_norepl@'%'; GRANT SELECT ON test.* TO bl_norepl@'%'");
     let r = await run('tables=bl_chk', 'bl_norepl');
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/REPLICATION SLAVE privilege: GRANT REPLICATION SLAVE ON \*\.\* TO <user>/);
-    await my.exec("GRANT REPLICATION SLAVE ON *.* TO bl_norepl@'%'");
+    await s.my.exec("GRANT REPLICATION SLAVE ON *.* TO bl_norepl@'%'");
     r = await run('tables=bl_chk', 'bl_norepl');
     expect(r.stderr).toMatch(/REPLICATION CLIENT privilege/);
     r = await run('tables=bl_nowhere');
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/table bl_nowhere does not exist/);
-    await my.exec('DROP TABLE IF EXISTS bl_nokey; CREATE TABLE bl_nokey (v int)');
+    await s.my.exec('DROP TABLE IF EXISTS bl_nokey; CREATE TABLE bl_nokey (v int)');
     r = await run('tables=bl_nokey');
     expect(r.stderr).toMatch(/bl_nokey has no primary key/);
   });
@@ -94,28 +76,28 @@ describe.skipIf(skip !== undefined)('binlog change capture (MariaDB)', () => {
   for (const target of ['sqlite', 'postgres'] as const) {
     it(`insert, update, delete and truncate into a ${target} mirror: equal to the source by content (snapshot first, then the stream)`, async () => {
       const t = `bl_mirror_${target}`;
-      await my.exec(`DROP TABLE IF EXISTS ${t}, bridge_cursors_${t}; CREATE TABLE ${t} (id int PRIMARY KEY, v varchar(40) NOT NULL, n decimal(12,2), at datetime(6))`);
-      await my.exec(`INSERT INTO ${t} VALUES (1, 'one', 1.10, '2024-01-01 00:00:00.000001'), (2, 'two', NULL, NULL), (3, 'three', 3.30, '2024-03-03 03:03:03.3')`);
-      const mirrorDb = target === 'sqlite' ? lite : pg;
+      await s.my.exec(`DROP TABLE IF EXISTS ${t}, bridge_cursors_${t}; CREATE TABLE ${t} (id int PRIMARY KEY, v varchar(40) NOT NULL, n decimal(12,2), at datetime(6))`);
+      await s.my.exec(`INSERT INTO ${t} VALUES (1, 'one', 1.10, '2024-01-01 00:00:00.000001'), (2, 'two', NULL, NULL), (3, 'three', 3.30, '2024-03-03 03:03:03.3')`);
+      const mirrorDb = target === 'sqlite' ? s.lite : s.pg;
       await mirrorDb.exec(`DROP TABLE IF EXISTS ${t}`);
       const sink = target === 'sqlite' ? `sqlite://${path.join(dir, 'mirror.db')}?table=${t}` : `${PG_URL}?table=${t}`;
-      const args = ['tail', my.cdc(`tables=${t}&slot_name=${t}`), `${sink}&columns=auto&key=id&auto_create_table=true`, ...quiet];
-      const src = async () => (await my.rows(`SELECT id, v, CAST(n AS CHAR) AS n FROM ${t} ORDER BY id`)).map((r) => `${r.id}|${r.v}|${r.n}`);
+      const args = ['tail', s.my.cdc(`tables=${t}&slot_name=${t}`), `${sink}&columns=auto&key=id&auto_create_table=true`, ...quiet];
+      const src = async () => (await s.my.rows(`SELECT id, v, CAST(n AS CHAR) AS n FROM ${t} ORDER BY id`)).map((r) => `${r.id}|${r.v}|${r.n}`);
       const dst = async () => (await mirrorDb.rows(`SELECT id, v, n FROM ${t} ORDER BY id`)).map((r) => `${r.id}|${r.v}|${r.n === null ? null : Number(r.n).toFixed(2)}`);
       let p = spawnBridge(args);
       await started(p);
       await waitFor(async () => (await dst().catch(() => [])).length === 3, 30_000);
-      await my.exec(`BEGIN; INSERT INTO ${t} VALUES (4, 'four', 4.00, NULL); UPDATE ${t} SET v = 'TWO', n = 2.22 WHERE id = 2; DELETE FROM ${t} WHERE id = 1; COMMIT`);
+      await s.my.exec(`BEGIN; INSERT INTO ${t} VALUES (4, 'four', 4.00, NULL); UPDATE ${t} SET v = 'TWO', n = 2.22 WHERE id = 2; DELETE FROM ${t} WHERE id = 1; COMMIT`);
       await waitFor(async () => JSON.stringify(await dst()) === JSON.stringify(await src()), 30_000);
       p.kill('SIGINT');
       expect((await p).exitCode).toBe(0);
       // Stopped, written to, restarted: it continues from the kept position.
-      await my.exec(`INSERT INTO ${t} VALUES (5, 'five', 5.50, NULL); UPDATE ${t} SET n = NULL WHERE id = 3`);
+      await s.my.exec(`INSERT INTO ${t} VALUES (5, 'five', 5.50, NULL); UPDATE ${t} SET n = NULL WHERE id = 3`);
       p = spawnBridge(args);
       await waitFor(async () => JSON.stringify(await dst()) === JSON.stringify(await src()), 30_000);
-      await my.exec(`TRUNCATE TABLE ${t}`);
+      await s.my.exec(`TRUNCATE TABLE ${t}`);
       await waitFor(async () => (await dst()).length === 0, 30_000);
-      await my.exec(`INSERT INTO ${t} VALUES (6, 'six', 6, NULL)`);
+      await s.my.exec(`INSERT INTO ${t} VALUES (6, 'six', 6, NULL)`);
       await waitFor(async () => JSON.stringify(await dst()) === JSON.stringify(await src()), 30_000);
       p.kill('SIGINT');
       expect((await p).exitCode).toBe(0);
@@ -123,7 +105,7 @@ describe.skipIf(skip !== undefined)('binlog change capture (MariaDB)', () => {
   }
 
   it('every type renders from the binlog (stream and snapshot) exactly as bridge copy of the plain table renders it', async () => {
-    await my.exec(`DROP TABLE IF EXISTS bl_types, bridge_cursors_bl_types; CREATE TABLE bl_types (
+    await s.my.exec(`DROP TABLE IF EXISTS bl_types, bridge_cursors_bl_types; CREATE TABLE bl_types (
       id int PRIMARY KEY, ti tinyint, tb tinyint(1), si smallint unsigned, mi mediumint, bi bigint, ubi bigint unsigned,
       d decimal(30,10), d0 decimal(5,0), f float, db double, dt datetime(6), dt0 datetime, ts timestamp(3) NULL, dte date, tm time(6), tm0 time,
       yr year, b1 bit(1), b12 bit(12), e enum('a','b c','d'), st set('x','y','z'), c char(5), vc varchar(50), tx text,
@@ -140,21 +122,21 @@ describe.skipIf(skip !== undefined)('binlog change capture (MariaDB)', () => {
         '0.0.0.0', '::', '::1')`,
     ];
     const got = await captureLines('tables=bl_types&snapshot=never&slot_name=bl_types', rows.length, async () => {
-      for (const r of rows) await my.exec(`INSERT INTO bl_types VALUES ${r}`);
+      for (const r of rows) await s.my.exec(`INSERT INTO bl_types VALUES ${r}`);
     }, true);
-    const copy = await bridge(['copy', my.plain('table=bl_types'), '-', ...quiet]);
+    const copy = await bridge(['copy', s.my.plain('table=bl_types'), '-', ...quiet]);
     expect(copy.exitCode, copy.stderr).toBe(0);
     const copied = lines(copy.stdout);
     expect(copied).toHaveLength(rows.length);
     expect(got).toEqual(copied);
-    const snap = await bridge(['tail', my.cdc('tables=bl_types&snapshot=only'), '-', ...quiet]);
+    const snap = await bridge(['tail', s.my.cdc('tables=bl_types&snapshot=only'), '-', ...quiet]);
     expect(snap.exitCode, snap.stderr).toBe(0);
     expect(lines(snap.stdout)).toEqual(copied);
   });
 
   it('two tables in one stream: bridge.table names each; operations=insert,delete skips updates; ids stable across runs', async () => {
-    await my.exec('DROP TABLE IF EXISTS bl_a, bl_b, bridge_cursors_bl_a; CREATE TABLE bl_a (id int PRIMARY KEY, v text); CREATE TABLE bl_b (k varchar(10) PRIMARY KEY, w int)');
-    const write = async () => my.exec("BEGIN; INSERT INTO bl_a VALUES (1, 'x'); INSERT INTO bl_b VALUES ('k1', 1); UPDATE bl_a SET v = 'y' WHERE id = 1; DELETE FROM bl_b; COMMIT");
+    await s.my.exec('DROP TABLE IF EXISTS bl_a, bl_b, bridge_cursors_bl_a; CREATE TABLE bl_a (id int PRIMARY KEY, v text); CREATE TABLE bl_b (k varchar(10) PRIMARY KEY, w int)');
+    const write = async () => s.my.exec("BEGIN; INSERT INTO bl_a VALUES (1, 'x'); INSERT INTO bl_b VALUES ('k1', 1); UPDATE bl_a SET v = 'y' WHERE id = 1; DELETE FROM bl_b; COMMIT");
     const got = await capture('tables=bl_a,bl_b&snapshot=never&slot_name=bl_ab&operations=insert,delete&source_metadata=true', 3, write);
     expect(got.map((m) => `${m.metadata['bridge.op']} ${m.metadata['bridge.table']}`)).toEqual(['insert bl_a', 'insert bl_b', 'delete bl_b']);
     expect(got[2]!.payload).toEqual({ k: 'k1', w: 1 });
@@ -169,7 +151,7 @@ describe.skipIf(skip !== undefined)('binlog change capture (MariaDB)', () => {
   });
 
   it('tables=* captures every keyed table; snapshot=only copies them once (bridge.snapshot) and ends', async () => {
-    const r = await bridge(['tail', my.cdc('tables=*&snapshot=only'), '-', '--dst-opt', 'format=envelope', ...quiet]);
+    const r = await bridge(['tail', s.my.cdc('tables=*&snapshot=only'), '-', '--dst-opt', 'format=envelope', ...quiet]);
     expect(r.exitCode, r.stderr).toBe(0);
     const got = lines(r.stdout).map((l) => JSON.parse(l) as { metadata: Record<string, string> });
     expect(got.length).toBeGreaterThan(0);
@@ -181,33 +163,33 @@ describe.skipIf(skip !== undefined)('binlog change capture (MariaDB)', () => {
   });
 
   it('ADD COLUMN and DROP COLUMN while streaming: each change carries the columns its row had; history written without column names is refused', async () => {
-    await my.exec('DROP TABLE IF EXISTS bl_alter, bridge_cursors_bl_alter; CREATE TABLE bl_alter (id int PRIMARY KEY, v text)');
+    await s.my.exec('DROP TABLE IF EXISTS bl_alter, bridge_cursors_bl_alter; CREATE TABLE bl_alter (id int PRIMARY KEY, v text)');
     const got = await captureLines('tables=bl_alter&snapshot=never', 4, async () => {
-      await my.exec("INSERT INTO bl_alter VALUES (1, 'a'); ALTER TABLE bl_alter ADD COLUMN w decimal(5,2); INSERT INTO bl_alter VALUES (2, 'b', 2); ALTER TABLE bl_alter DROP COLUMN v; INSERT INTO bl_alter VALUES (3, 3.5); UPDATE bl_alter SET w = 1 WHERE id = 1");
+      await s.my.exec("INSERT INTO bl_alter VALUES (1, 'a'); ALTER TABLE bl_alter ADD COLUMN w decimal(5,2); INSERT INTO bl_alter VALUES (2, 'b', 2); ALTER TABLE bl_alter DROP COLUMN v; INSERT INTO bl_alter VALUES (3, 3.5); UPDATE bl_alter SET w = 1 WHERE id = 1");
     }, true);
     expect(got).toEqual(['{"id":1,"v":"a"}', '{"id":2,"v":"b","w":"2.00"}', '{"id":3,"w":"3.50"}', '{"id":1,"w":"1.00"}']);
     // Changes written while binlog_row_metadata was NO_LOG name no columns: refused, not decoded with today's columns.
-    await my.exec("DROP TABLE IF EXISTS bl_unnamed; CREATE TABLE bl_unnamed (id int PRIMARY KEY, v text); SET GLOBAL binlog_row_metadata = 'NO_LOG'");
-    const [{ pos }] = (await my.rows('SELECT @@gtid_binlog_pos AS pos')) as [{ pos: string }];
+    await s.my.exec("DROP TABLE IF EXISTS bl_unnamed; CREATE TABLE bl_unnamed (id int PRIMARY KEY, v text); SET GLOBAL binlog_row_metadata = 'NO_LOG'");
+    const [{ pos }] = (await s.my.rows('SELECT @@gtid_binlog_pos AS pos')) as [{ pos: string }];
     try {
-      await my.exec("INSERT INTO bl_unnamed VALUES (1, 'a')");
+      await s.my.exec("INSERT INTO bl_unnamed VALUES (1, 'a')");
     } finally {
-      await my.exec("SET GLOBAL binlog_row_metadata = 'FULL'");
+      await s.my.exec("SET GLOBAL binlog_row_metadata = 'FULL'");
     }
-    const r = await bridge(['copy', my.cdc(`tables=bl_unnamed&snapshot=never&start_position=${pos}`), '-', ...quiet]);
+    const r = await bridge(['copy', s.my.cdc(`tables=bl_unnamed&snapshot=never&start_position=${pos}`), '-', ...quiet]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/changes of bl_unnamed written without column names \(binlog_row_metadata was not FULL then\)/);
   });
 
   it('start_position as file:pos: only what was committed after it', async () => {
-    await my.exec('DROP TABLE IF EXISTS bl_pos; CREATE TABLE bl_pos (id int PRIMARY KEY); INSERT INTO bl_pos VALUES (1)');
-    const [status] = await my.rows('SHOW MASTER STATUS');
-    await my.exec('INSERT INTO bl_pos VALUES (2), (3)');
+    await s.my.exec('DROP TABLE IF EXISTS bl_pos; CREATE TABLE bl_pos (id int PRIMARY KEY); INSERT INTO bl_pos VALUES (1)');
+    const [status] = await s.my.rows('SHOW MASTER STATUS');
+    await s.my.exec('INSERT INTO bl_pos VALUES (2), (3)');
     const at = `${String(status!.File)}:${String(status!.Position)}`;
-    const r = await bridge(['copy', my.cdc(`tables=bl_pos&snapshot=never&slot_name=bl_pos&start_position=${at}`), '-', ...quiet]);
+    const r = await bridge(['copy', s.my.cdc(`tables=bl_pos&snapshot=never&slot_name=bl_pos&start_position=${at}`), '-', ...quiet]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(lines(r.stdout)).toEqual(['{"id":2}', '{"id":3}']);
-    const bad = await bridge(['copy', my.cdc('tables=bl_pos&snapshot=never&start_position=nonsense'), '-', ...quiet]);
+    const bad = await bridge(['copy', s.my.cdc('tables=bl_pos&snapshot=never&start_position=nonsense'), '-', ...quiet]);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/start_position "nonsense" is neither a MariaDB GTID/);
   });

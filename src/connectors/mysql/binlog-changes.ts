@@ -1,6 +1,7 @@
 import { Message, type Metadata } from '../../core/message.js';
+import { diffColumns, schemaMessage } from '../../core/schema-change.js';
 import { advanceGtid, type BinlogPosition } from './binlog-position.js';
-import type { CapturedTable } from './binlog-rows.js';
+import type { BinlogColumn, CapturedTable } from './binlog-rows.js';
 
 /** A transaction as the reader releases it: its messages, then its commit (a number the source maps to a position). */
 export type Item = { m: Message } | { commit: bigint };
@@ -14,7 +15,7 @@ export interface BinlogEvent {
   schema?: string;
   standalone?: boolean;
   tableId?: number;
-  tableMap?: Record<number, { parentSchema: string; tableName: string }>;
+  tableMap?: Record<number, { parentSchema: string; tableName: string; columns?: { name: string; type: number; metadata?: unknown }[]; columnSchemas?: BinlogColumn[] }>;
   rows?: Record<string, unknown>[] | { before: Record<string, unknown>; after: Record<string, unknown> }[];
   /** Table map events: the table, and whether the event names its columns (binlog_row_metadata=FULL when written). */
   schemaName?: string;
@@ -44,6 +45,10 @@ export class BinlogAssembler {
   readonly commits = new Map<bigint, BinlogPosition>();
   /** The current binlog file (the reader's rotate events). */
   file: string | undefined;
+  /** Set when the sink keeps a mirror's columns in step (a database): column changes become schema messages. */
+  schemaMessages = false;
+  /** Each captured table's columns as the stream last showed them (name, type). */
+  private readonly seen = new Map<string, { name: string; type: string }[]>();
 
   constructor(
     private readonly database: string,
@@ -122,17 +127,36 @@ export class BinlogAssembler {
     if (!table) return undefined;
     const first = this.n;
     const out: Message[] = [];
+    const binlogColumns = JSON.stringify((map.columns ?? []).map((c) => [c.name, c.type, c.metadata]));
     for (const row of evt.rows ?? []) {
       const image = op === 'update' ? (row as { after: Record<string, unknown> }).after : (row as Record<string, unknown>);
-      const m = this.change(map.tableName, op, evt, (meta, seed) => table.message(image, meta, seed));
+      const m = this.change(map.tableName, op, evt, (meta, seed) => table.message(image, binlogColumns, map.columnSchemas, meta, seed));
       if (!m) {
         this.n = first;
         return { refresh: map.tableName };
       }
       out.push(m);
     }
+    if (out.length && this.schemaMessages) this.noteShape(table, evt);
     for (const m of out) (this.open ??= []).push({ m });
     return undefined;
+  }
+
+  /**
+   * The columns a captured table's rows have, the first time in a run or changed since: a schema
+   * message goes before the changes that have them (a database sink compares them with its table
+   * and follows). Its id takes no place among the transaction's changes.
+   */
+  private noteShape(table: CapturedTable, evt: BinlogEvent): void {
+    const shape = table.describe(table.lastColumns);
+    const now = shape.columns.map((c) => ({ name: c.name, type: c.dbType }));
+    const before = this.seen.get(table.name);
+    if (before && JSON.stringify(before) === JSON.stringify(now)) return;
+    this.seen.set(table.name, now);
+    const changes = diffColumns(before, now);
+    // The transaction's GTID, or (MySQL without GTIDs) the row event's own position: stable either way.
+    const at = this.tx.id ?? `${this.file}:${evt.nextPosition}`;
+    (this.open ??= []).push({ m: schemaMessage(table.name, changes, Promise.resolve({ table: shape, changes }), `mysql:${table.name}:${at}:schema:${this.n}`) });
   }
 
   /** A change with its metadata and id (`mysql:<table>:<gtid or commit file:pos>:<n>`, read once the commit is known). */

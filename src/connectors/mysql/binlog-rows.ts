@@ -5,9 +5,11 @@ import { rowRenderer, type RenderColumn } from '../sql/render.js';
 import { RowFields, RowShape } from '../sql/row-fields.js';
 import type { ColumnInfo, TableInfo } from '../sql/types.js';
 import type { MysqlDialect } from './dialect.js';
+import { mysqlAttributes, mysqlType } from './types.js';
 
 /** The shape of rows with one list of columns: how they render, and each value's fix. */
 interface Layout {
+  cols: ColumnInfo[];
   shape: RowShape;
   fix: ((v: unknown) => unknown)[];
 }
@@ -35,35 +37,59 @@ export class CapturedTable {
     this.shape = this.layout(info.columns.map((c) => c.name))!.shape;
   }
 
+  /** Column lists of the binlog (names and type codes of a table map) the table was introspected for in this run. */
+  private readonly checked = new Set<string>();
+  private pending: string | undefined;
+  /** The columns of the last row made into a message. */
+  lastColumns: ColumnInfo[] = [];
+
   /** The table as introspected again (after a column change read from the binlog). */
   refresh(info: TableInfo): void {
     this.info = info;
     for (const c of info.columns) this.known.set(c.name, c);
+    this.layouts.clear();
+    if (this.pending !== undefined) this.checked.add(this.pending);
   }
 
-  private layout(names: string[]): Layout | undefined {
-    const sig = names.join('\u0000');
-    let l = this.layouts.get(sig);
+  /**
+   * The layout of rows with columns `names`, cached under `key` (the table map's columns). Each
+   * column as introspection shows it, unless the table map (`binlog`: how it was when the change was
+   * written) says another type — a column renamed, dropped or changed since: then as the table map says.
+   */
+  private layout(names: string[], key = names.join('\u0000'), binlog?: BinlogColumn[]): Layout | undefined {
+    let l = this.layouts.get(key);
     if (l) return l;
-    const cols = names.map((n) => this.known.get(n));
-    if (cols.some((c) => c === undefined)) return undefined;
-    const info = cols as ColumnInfo[];
+    const info: ColumnInfo[] = [];
+    for (const n of names) {
+      const known = this.known.get(n);
+      const b = binlog?.find((x) => x.COLUMN_NAME === n);
+      const c = known && (!b || sameType(known.dbType, b)) ? known : fromBinlog(b);
+      if (!c) return undefined;
+      info.push(c);
+    }
     const render: RenderColumn[] = info.map((c) => ({ name: c.name, type: c.type, elem: c.elem, scale: c.scale, variant: c.variant, floatBits: c.floatBits }));
     const opts = { timestamps: 'text' as const };
     const sources: SourceColumn[] = info.map((c) => ({ col: c, type: c.type, loose: false, kind: this.dialect.kind, binder: this.dialect.binder }));
-    l = { shape: new RowShape(render, opts, false, rowRenderer(render, opts, false), sources), fix: info.map((c) => valueFix(c.variant, c.type, c.dbType.toLowerCase())) };
-    this.layouts.set(sig, l);
+    l = { cols: info, shape: new RowShape(render, opts, false, rowRenderer(render, opts, false), sources), fix: info.map((c) => valueFix(c.variant, c.type, c.dbType.toLowerCase())) };
+    this.layouts.set(key, l);
     return l;
   }
 
   /**
    * A binlog row (column name → the reader's value, in the event's column order) as a message, or
-   * undefined when it has a column introspection has not shown (added since the run read the table).
+   * undefined when the table must be introspected first: its table map (`binlogColumns`, names and
+   * type codes) is one this run has not introspected it for — the first, or one after an ALTER
+   * TABLE — or it has a column introspection has not shown.
    */
-  message(row: Record<string, unknown>, meta: Metadata, seed: string | (() => string)): Message | undefined {
+  message(row: Record<string, unknown>, binlogColumns: string, binlog: BinlogColumn[] | undefined, meta: Metadata, seed: string | (() => string)): Message | undefined {
+    if (!this.checked.has(binlogColumns)) {
+      this.pending = binlogColumns;
+      return undefined;
+    }
     const names = Object.keys(row);
-    const l = this.layout(names);
+    const l = this.layout(names, binlogColumns, binlog);
     if (!l) return undefined;
+    this.lastColumns = l.cols;
     const values = names.map((n, i) => (row[n] === null ? null : l.fix[i]!(row[n])));
     return Message.lazy(new RowFields(l.shape, values), meta, seed);
   }
@@ -81,10 +107,11 @@ export class CapturedTable {
     });
   }
 
-  /** As the plain MariaDB/MySQL source describes the table (SqlSource.describeTable). */
-  describe(kind: string, dialect: MysqlDialect): DescribedTable {
-    const columns = this.info.columns.map((c) => ({ name: c.name, type: c.type, dbType: c.dbType, kind, nullable: c.nullable, detail: { col: c, type: c.type, loose: false, kind, binder: dialect.binder } }));
-    return { columns, primaryKey: this.info.primaryKey, unique: this.info.uniqueSets, detail: this.info };
+  /** As the plain MariaDB/MySQL source describes the table (SqlSource.describeTable); `cols`: with these columns (a row's, in the stream). */
+  describe(cols = this.info.columns): DescribedTable {
+    const kind = this.dialect.kind;
+    const columns = cols.map((c) => ({ name: c.name, type: c.type, dbType: c.dbType, kind, nullable: c.nullable, detail: { col: c, type: c.type, loose: false, kind, binder: this.dialect.binder } }));
+    return { columns, primaryKey: this.info.primaryKey, unique: this.info.uniqueSets, detail: { ...this.info, columns: cols } };
   }
 }
 
@@ -103,6 +130,42 @@ function valueFix(variant: string | undefined, type: string, dbType: string): (v
   if (variant === 'enum') return (v) => (v === undefined ? '' : v);
   if (type === 'bytes') return (v) => (typeof v === 'string' ? Buffer.from(v, 'binary') : v);
   return (v) => v;
+}
+
+/** A column as the reader describes it from a table map with names (binlog_row_metadata=FULL): information_schema's COLUMN_TYPE form. */
+export interface BinlogColumn {
+  COLUMN_NAME: string;
+  COLUMN_TYPE: string;
+  UNSIGNED?: boolean;
+}
+
+/**
+ * A column that is no longer in the table (renamed or dropped since the change was written), typed
+ * from the table map as the plain source would type its information_schema row. Close, not the
+ * same, where MariaDB keeps the type outside the binlog: its JSON (a LONGTEXT with a check) reads as text.
+ */
+function fromBinlog(b: BinlogColumn | undefined): ColumnInfo | undefined {
+  if (!b) return undefined;
+  const ct = `${b.COLUMN_TYPE}${b.UNSIGNED ? ' unsigned' : ''}`.toLowerCase();
+  const dt = /^[a-z0-9]+/.exec(ct)?.[0] ?? ct;
+  const [, p, sc] = /\((\d+)(?:,(\d+))?\)/.exec(ct) ?? [];
+  const fraction = ['datetime', 'timestamp', 'time'].includes(dt) ? (p ?? 0) : null;
+  return { name: b.COLUMN_NAME, type: mysqlType(dt, ct), dbType: ct, nullable: true, ...(sc === undefined ? {} : { scale: Number(sc) }), ...mysqlAttributes(dt, ct, p ?? null, p ?? null, sc ?? null, fraction) };
+}
+
+/** MariaDB's own types (UUID, INET4, INET6) are binary in the table map: introspection alone names them. */
+const PLUGIN_TYPES = new Set(['uuid', 'inet4', 'inet6']);
+
+/** Whether a table map's column is the type introspection shows: same integer size and sign, same length of strings, same precision of decimals, same base type otherwise (display widths aside). */
+function sameType(dbType: string, b: BinlogColumn): boolean {
+  const key = (ct: string): string => {
+    const t = ct.toLowerCase();
+    const base = /^[a-z0-9]+/.exec(t)?.[0] ?? t;
+    if (/int$/.test(base)) return `${base}${/unsigned/.test(t) ? ' unsigned' : ''}`;
+    if (['char', 'varchar', 'binary', 'varbinary', 'decimal'].includes(base)) return `${base}${/\([^)]*\)/.exec(t)?.[0] ?? ''}`;
+    return base;
+  };
+  return PLUGIN_TYPES.has(dbType.toLowerCase()) || key(dbType) === key(`${b.COLUMN_TYPE}${b.UNSIGNED ? ' unsigned' : ''}`);
 }
 
 const padded = (b: Buffer, n: number): Buffer => (b.length >= n ? b : Buffer.concat([b, Buffer.alloc(n - b.length)]));

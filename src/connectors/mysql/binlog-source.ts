@@ -109,6 +109,7 @@ export class BinlogSource implements Source {
     const database = this.ep.url!.path;
     this.assembler = new BinlogAssembler(database, this.tables, ops, this.f.source_metadata === true, this.ep.kind === 'mariadb' ? from.gtid : undefined);
     this.assembler.file = from.file;
+    this.assembler.schemaMessages = this.schemaMessages;
     this.released.clear();
     this.failure = undefined;
     const serverId = this.f.server_id ?? defaultServerId(this.f.slot_name ?? 'bridge_slot');
@@ -200,10 +201,8 @@ export class BinlogSource implements Source {
   private take(max: number): SourceBatch {
     const split = () => this.ctx.warn(`a source transaction has more than ${WHOLE_TRANSACTION_MAX} changes: it is applied in parts, and until its last part lands the sink shows part of it`);
     let end: BinlogPosition | undefined;
-    const b = this.released.batch(max, this.ctx.limit !== undefined, (seq) => {
-      this.confirm(seq);
-      end = this.confirmed;
-    }, split);
+    const confirm = (seq: bigint): void => void (this.confirm(seq), (end = this.confirmed));
+    const b = this.released.batch(max, this.ctx.limit !== undefined, confirm, split);
     const ack = b.ack;
     // ReleasedChanges names the batch's last commit as an LSN (hi/lo hex of the commit number): shown as its binlog position.
     const at = b.position?.startsWith('lsn ') ? this.assembler?.commits.get(parseLsn(b.position.slice(4))) : undefined;
@@ -217,9 +216,13 @@ export class BinlogSource implements Source {
     };
   }
 
+  /** The sink keeps a mirror's columns in step: column changes come as schema messages. */
+  sendSchemaChanges = (): boolean => (this.schemaMessages = true);
+  private schemaMessages = false;
+
   async describeTable(_profile?: boolean, table?: string): Promise<DescribedTable | undefined> {
     const t = table === undefined ? this.tables.values().next().value : this.tables.get(table);
-    return t?.describe(this.ep.kind, this.dialect);
+    return t?.describe();
   }
 
   checkpoint(): string | undefined {
