@@ -13,7 +13,7 @@ interface ZongJi {
 }
 
 /** Events the assembler needs; row events only of the captured tables (the reader filters them). */
-const EVENTS = ['tablemap', 'writerows', 'updaterows', 'deleterows', 'xid', 'query', 'mariadbgtid', 'gtid', 'rotate'];
+const EVENTS = ['tablemap', 'writerows', 'updaterows', 'deleterows', 'xid', 'query', 'mariadbgtid', 'gtid', 'rotate', 'heartbeat'];
 
 /**
  * The reader's errors are connection trouble (retried), except a change written without column
@@ -44,6 +44,10 @@ export function defaultServerId(slot: string): number {
  */
 export class BinlogReader {
   private z: ZongJi | undefined;
+  private lastEvent = Date.now();
+  /** Paused by the source (the sink is behind): no events come, and that is no sign of a dead connection. */
+  private paused = false;
+  private watchdog: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly cfg: Record<string, unknown>,
@@ -69,7 +73,10 @@ export class BinlogReader {
         if (!ready) reject(err);
         else h.failed(err);
       });
-      z.on('binlog', (evt) => h.event(evt));
+      z.on('binlog', (evt) => {
+        this.lastEvent = Date.now();
+        h.event(evt);
+      });
       const opts: Record<string, unknown> = { serverId: this.serverId, includeEvents: EVENTS, includeSchema: { [this.database]: this.tables } };
       if (from.gtid !== undefined) opts.gtidSet = from.gtid;
       else if (from.file !== undefined) Object.assign(opts, { filename: from.file, position: from.pos ?? 4 });
@@ -79,17 +86,27 @@ export class BinlogReader {
       // heartbeat when the binlog is quiet, so a dead connection is noticed.
       z.connection?.query(`SET @master_heartbeat_period = ${Math.round(this.heartbeatMs * 1e6)}`, () => {});
     });
+    // Neither an event nor a heartbeat for three periods: the connection is dead without having said so.
+    this.lastEvent = Date.now();
+    this.watchdog = setInterval(() => {
+      if (!this.paused && Date.now() - this.lastEvent > 3 * this.heartbeatMs) h.failed(transientError(`binlog connection: no event nor heartbeat from the server in ${Math.round((3 * this.heartbeatMs) / 1000)} s`));
+    }, this.heartbeatMs);
+    this.watchdog.unref();
   }
 
   pause(): void {
+    this.paused = true;
     this.z?.connection?.pause();
   }
 
   resume(): void {
+    this.paused = false;
+    this.lastEvent = Date.now();
     this.z?.connection?.resume();
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.watchdog);
     const z = this.z;
     this.z = undefined;
     if (!z) return;
