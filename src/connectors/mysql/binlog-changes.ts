@@ -47,6 +47,8 @@ export class BinlogAssembler {
   file: string | undefined;
   /** Set when the sink keeps a mirror's columns in step (a database): column changes become schema messages. */
   schemaMessages = false;
+  /** A table map's columns as text (names, type codes, metadata), computed once per table map, not per event. */
+  private readonly signatures = new WeakMap<object, string>();
   /** Each captured table's columns as the stream last showed them (name, type). */
   private readonly seen = new Map<string, { name: string; type: string }[]>();
 
@@ -127,7 +129,8 @@ export class BinlogAssembler {
     if (!table) return undefined;
     const first = this.n;
     const out: Message[] = [];
-    const binlogColumns = JSON.stringify((map.columns ?? []).map((c) => [c.name, c.type, c.metadata]));
+    let binlogColumns = this.signatures.get(map);
+    if (binlogColumns === undefined) this.signatures.set(map, (binlogColumns = JSON.stringify((map.columns ?? []).map((c) => [c.name, c.type, c.metadata]))));
     for (const row of evt.rows ?? []) {
       const image = op === 'update' ? (row as { after: Record<string, unknown> }).after : (row as Record<string, unknown>);
       const m = this.change(map.tableName, op, evt, (meta, seed) => table.message(image, binlogColumns, map.columnSchemas, meta, seed));
