@@ -27,3 +27,25 @@ it('a transaction longer than the whole-transaction cap is cut there, its commit
 it('under --limit the batch keeps to max, inside a transaction if need be', () => {
   expect(shape(released(25), 10, true)).toEqual({ n: 10, commit: undefined, used: 10, split: false });
 });
+
+it('a transaction too long to hold is released in parts before its commit: the socket pauses at the limit, no part claims a commit, the last part does', async () => {
+  const { ReleasedChanges } = await import('../../src/connectors/postgres/cdc-batches.js');
+  const flow: string[] = [];
+  const r = new ReleasedChanges(100, { pause: () => flow.push('pause'), resume: () => flow.push('resume') });
+  const part = (from: number, n: number): Item[] => Array.from({ length: n }, (_, i) => ({ m: new Message(`p${from + i}`) }));
+  r.push(part(0, 150));
+  expect(r.partial).toBe(true);
+  expect(flow).toEqual(['pause']);
+  const confirmed: bigint[] = [];
+  const first = r.batch(10, false, (lsn) => confirmed.push(lsn), () => {});
+  expect(first.messages.length).toBe(150);
+  expect(flow).toEqual(['pause', 'resume']);
+  await first.ack();
+  expect(confirmed).toEqual([]);
+  r.push([...part(150, 5), { commit: 9n }]);
+  expect(r.partial).toBe(false);
+  const last = r.batch(10, false, (lsn) => confirmed.push(lsn), () => {});
+  expect(last.messages.map((m) => String(m.payload))).toEqual(['p150', 'p151', 'p152', 'p153', 'p154']);
+  await last.ack();
+  expect(confirmed).toEqual([9n]);
+});

@@ -43,6 +43,22 @@ export class ChangeAssembler {
     return this.openTx !== undefined;
   }
 
+  /** Changes of the transaction being received, held until its commit (or taken by takeOpen). */
+  get openLength(): number {
+    return this.openTx?.length ?? 0;
+  }
+
+  /**
+   * The changes of the transaction being received, so far, taken out: a transaction too long to
+   * hold whole is released in parts (its commit comes with the last). pgoutput (protocol 1) sends a
+   * transaction only once it has committed, so no part of it can be rolled back.
+   */
+  takeOpen(): Item[] {
+    const part = this.openTx ?? [];
+    if (this.openTx) this.openTx = [];
+    return part;
+  }
+
   reset(): void {
     this.relations.clear();
     this.shapes.clear();

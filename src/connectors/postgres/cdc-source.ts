@@ -8,7 +8,7 @@ import { parsePgArray } from './array.js';
 import { describeCaptured, explainStreamError, introspectAll, lostTemporarySlot, slotMaker } from './cdc-setup.js';
 import { pgConfig } from './driver.js';
 import { postgresKind } from './index.js';
-import { ReleasedChanges, WHOLE_TRANSACTION_MAX } from './cdc-batches.js';
+import { RELEASED_MAX, ReleasedChanges, TRANSACTION_PART, WHOLE_TRANSACTION_MAX } from './cdc-batches.js';
 import { ChangeAssembler } from './cdc-changes.js';
 import { CopyPhase, InitialCopy } from './cdc-initial-copy.js';
 import { beginCapture, capturePlan } from './cdc-start.js';
@@ -61,7 +61,7 @@ export class CdcSource implements Source {
 
   async open(ctx: SourceContext): Promise<void> {
     this.ctx = ctx;
-    this.released = new ReleasedChanges(Math.max(10_000, ctx.batchSize * 8), { pause: () => this.stream?.pause(), resume: () => this.stream?.resume() });
+    this.released = new ReleasedChanges(Math.max(RELEASED_MAX, ctx.batchSize * 8), { pause: () => this.stream?.pause(), resume: () => this.stream?.resume() });
     if (!this.f.dedicated) postgresKind.dialect.table(this.f.listed);
     const opened = await openDatabase(this.ep, postgresKind, ctx.warn);
     this.db = opened.db;
@@ -132,6 +132,9 @@ export class CdcSource implements Source {
 
   private onMessage(msg: PgOutputMessage, walStart: bigint): void {
     const tx = this.changes.onMessage(msg, walStart);
+    // A transaction over WHOLE_TRANSACTION_MAX goes on in parts: memory stays bounded (the socket pauses while they wait).
+    const open = this.changes.openLength;
+    if (!tx && open > 0 && (open >= WHOLE_TRANSACTION_MAX || (open >= TRANSACTION_PART && this.released.partial))) this.released.push(this.changes.takeOpen());
     if (!tx) return;
     const end = (tx[tx.length - 1] as { commit: bigint }).commit;
     if (end > this.received) this.received = end;
