@@ -150,6 +150,18 @@ describe.skipIf(skip !== undefined)('binlog change capture (MariaDB)', () => {
     expect(again.slice(0, 3).map((m) => m.id)).toEqual(got.map((m) => m.id));
   });
 
+  it('two tables into one SQLite database: existing rows, then a transaction spanning both, each table mirrored into the table of its name', async () => {
+    await s.my.exec("DROP TABLE IF EXISTS bl_ma, bl_mb, bridge_cursors_bl_ma; CREATE TABLE bl_ma (id int PRIMARY KEY, v text); CREATE TABLE bl_mb (k varchar(10) PRIMARY KEY, w int); INSERT INTO bl_ma VALUES (1, 'a'); INSERT INTO bl_mb VALUES ('x', 1)");
+    await s.lite.exec('DROP TABLE IF EXISTS bl_ma; DROP TABLE IF EXISTS bl_mb');
+    const p = spawnBridge(['tail', s.my.cdc('tables=bl_ma,bl_mb&slot_name=bl_mab'), `sqlite://${path.join(dir, 'mirror.db')}?columns=auto&auto_create_table=true`, ...quiet]);
+    await waitFor(async () => (await s.lite.rows('SELECT count(*) AS n FROM bl_mb').catch(() => [{ n: 0n }]))[0]!.n === 1n, 30_000);
+    await s.my.exec("BEGIN; INSERT INTO bl_ma VALUES (2, 'b'); UPDATE bl_mb SET w = 2; INSERT INTO bl_mb VALUES ('y', 3); DELETE FROM bl_ma WHERE id = 1; COMMIT");
+    const mirrored = async () => JSON.stringify([await s.lite.rows('SELECT id, v FROM bl_ma ORDER BY id'), await s.lite.rows('SELECT k, w FROM bl_mb ORDER BY k')], (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
+    await waitFor(async () => (await mirrored()) === JSON.stringify([[{ id: 2, v: 'b' }], [{ k: 'x', w: 2 }, { k: 'y', w: 3 }]]), 30_000);
+    p.kill('SIGINT');
+    expect((await p).exitCode).toBe(0);
+  });
+
   it('tables=* captures every keyed table; snapshot=only copies them once (bridge.snapshot) and ends', async () => {
     const r = await bridge(['tail', s.my.cdc('tables=*&snapshot=only'), '-', '--dst-opt', 'format=envelope', ...quiet]);
     expect(r.exitCode, r.stderr).toBe(0);
