@@ -10,8 +10,9 @@ const fail = (text: string, code: number): never => {
 
 function target(url: string | undefined): string {
   const t = url ?? process.env.DATABASE_URL;
-  if (!t || !/^postgres(ql)?:\/\//.test(t)) return fail('bridge slots needs a PostgreSQL URL (postgres://user@host/db), as an argument or in DATABASE_URL', EXIT.config);
-  return t;
+  if (!t || !/^postgres(ql)?(\+cdc)?:\/\//.test(t)) return fail('bridge slots needs a PostgreSQL URL (postgres://user@host/db), as an argument or in DATABASE_URL', EXIT.config);
+  // The change-capture endpoint's URL names the same server; its query holds capture fields, not connection ones.
+  return /^postgres(ql)?\+cdc:/.test(t) ? t.replace(/^postgres(ql)?\+cdc:/, 'postgres:').replace(/\?.*$/, '') : t;
 }
 
 /** Runs a slot action, turning its error into the one-line message and exit code of its kind. */
@@ -33,8 +34,8 @@ async function list(url: string | undefined, json: boolean): Promise<void> {
     return;
   }
   if (slots.length === 0) return void process.stdout.write('no replication slots\n');
-  const rows = slots.map((s) => [s.slot_name, s.active_pid ? `active (pid ${s.active_pid})` : 'inactive', s.database ?? '', s.plugin ?? '', s.temporary ? 'temporary' : '', s.wal_status ?? '', s.holds ?? '', s.confirmed_flush_lsn ?? '']);
-  const head = ['slot', 'state', 'database', 'plugin', '', 'wal_status', 'WAL held', 'confirmed'];
+  const rows = slots.map((s) => [s.slot_name, s.active_pid ? `active (pid ${s.active_pid})` : 'inactive', s.database ?? '', s.plugin ?? '', s.temporary ? 'temporary' : '', s.wal_status ?? '', s.holds ?? '', s.confirmed_flush_lsn ?? '', s.initial_copy ? `copying ${s.initial_copy}` : '']);
+  const head = ['slot', 'state', 'database', 'plugin', '', 'wal_status', 'WAL held', 'confirmed', 'initial copy'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i]!.length)));
   for (const line of [head, ...rows]) process.stdout.write(line.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n');
 }

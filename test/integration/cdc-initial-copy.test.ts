@@ -117,6 +117,11 @@ describe('change capture starts with the rows already there (snapshot=initial)',
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(String(r.stderr)).toMatch(/the initial copy of ic_term stopped after \d+ rows: the next run resumes it/);
     expect(await pg.rows(`SELECT count(*)::int AS n FROM bridge_cursors_${t}`)).toEqual([{ n: 1 }]);
+    // bridge slots shows what the slot keeps: the WAL, and the copy it was made for, where it stands.
+    const listed = await bridge(['slots', PG_URL.replace(/^postgres(ql)?:/, 'postgres+cdc:') + `?tables=${t}`, '--format', 'json']);
+    const row = listed.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { slot_name: string; initial_copy: string | null }).find((x) => x.slot_name === 'ic_slot_term');
+    expect(row?.initial_copy).toMatch(/^ic_term after key \d+$/);
+    expect((await bridge(['slots', PG_URL])).stdout).toMatch(/ic_slot_term .*copying ic_term after key \d+/);
     const again = await bridge([...args.slice(0, 3), '--exit-when-drained', '--progress', 'none']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(await mirror(t)).toEqual(await source(t));
