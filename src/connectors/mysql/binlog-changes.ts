@@ -1,5 +1,6 @@
 import { Message, type Metadata } from '../../core/message.js';
 import { diffColumns, schemaMessage } from '../../core/schema-change.js';
+import { WHOLE_TRANSACTION_MAX } from '../postgres/cdc-batches.js';
 import { advanceGtid, type BinlogPosition } from './binlog-position.js';
 import type { BinlogColumn, CapturedTable } from './binlog-rows.js';
 
@@ -23,6 +24,8 @@ export interface BinlogEvent {
   hasSelfDescribingMetadata?(): boolean;
 }
 
+/** Changes per part of a transaction already cut in parts. */
+const PART = 10_000;
 const OPS: Record<string, string> = { writerows: 'insert', updaterows: 'update', deleterows: 'delete' };
 const TRUNCATE = /^TRUNCATE\s+(?:TABLE\s+)?(?:`((?:[^`]|``)+)`|([\w$]+))(?:\.(?:`((?:[^`]|``)+)`|([\w$]+)))?/i;
 
@@ -47,6 +50,12 @@ export class BinlogAssembler {
   file: string | undefined;
   /** Set when the sink keeps a mirror's columns in step (a database): column changes become schema messages. */
   schemaMessages = false;
+  /** The position after the last commit (the stream's start at first): where a part of a long transaction leaves the stream. */
+  lastPos: BinlogPosition = {};
+  /** Told when a first transaction goes out in parts. */
+  onSplit: (() => void) | undefined;
+  /** The open transaction went out in parts already. */
+  private cut = false;
   /** A table map's columns as text (names, type codes, metadata), computed once per table map, not per event. */
   private readonly signatures = new WeakMap<object, string>();
   /** Each captured table's columns as the stream last showed them (name, type). */
@@ -78,7 +87,7 @@ export class BinlogAssembler {
         return evt.schemaName === this.database && this.tables.has(evt.tableName!) && evt.hasSelfDescribingMetadata?.() === false ? { unnamed: evt.tableName! } : undefined;
       case 'mariadbgtid':
       case 'gtid':
-        this.begin(evt.gtid, name === 'mariadbgtid' && evt.standalone === false);
+        this.begin(evt, name === 'mariadbgtid' && evt.standalone === false);
         return undefined;
       case 'xid':
         return this.commit(evt);
@@ -93,19 +102,21 @@ export class BinlogAssembler {
     }
   }
 
-  private begin(gtid: string | undefined, began: boolean): void {
+  /** A transaction starts: its id is its GTID, or (without GTIDs) where it starts in the binlog. */
+  private begin(evt: BinlogEvent, began: boolean): void {
     this.open = [];
-    this.txGtid = gtid;
+    this.txGtid = evt.gtid;
     this.began = began;
-    this.tx = gtid ? { id: gtid } : {};
+    this.tx = { id: evt.gtid ?? `${this.file}:${evt.nextPosition}` };
     this.n = 0;
+    this.cut = false;
   }
 
   private query(evt: BinlogEvent): Item[] | undefined {
     const text = (evt.query ?? '').trim();
     const upper = text.slice(0, 10).toUpperCase();
     if (upper === 'BEGIN') {
-      if (!this.open) this.begin(evt.gtid, true);
+      if (!this.open) this.begin(evt, true);
       this.began = true;
       return undefined;
     }
@@ -121,8 +132,8 @@ export class BinlogAssembler {
     return this.began ? undefined : this.commit(evt);
   }
 
-  /** Row changes of a captured table; with a column the run has not introspected, adds nothing and names the table. */
-  private rows(evt: BinlogEvent, op: string): { refresh: string } | undefined {
+  /** Row changes of a captured table (a part of a long transaction once it is long enough); to introspect first: adds nothing, names the table. */
+  private rows(evt: BinlogEvent, op: string): Item[] | { refresh: string } | undefined {
     const map = evt.tableMap?.[evt.tableId!];
     if (!map || map.parentSchema !== this.database || !this.ops.has(op)) return undefined;
     const table = this.tables.get(map.tableName);
@@ -142,7 +153,23 @@ export class BinlogAssembler {
     }
     if (out.length && this.schemaMessages) this.noteShape(table, evt);
     for (const m of out) (this.open ??= []).push({ m });
-    return undefined;
+    return this.open && this.open.length >= (this.cut ? PART : WHOLE_TRANSACTION_MAX) ? this.part() : undefined;
+  }
+
+  /**
+   * A transaction longer than WHOLE_TRANSACTION_MAX changes goes out in parts (the first that long, then of PART) before its commit
+   * event (the binlog holds committed transactions only), so memory stays bounded. A part's
+   * position is the one before the transaction: until its last part is confirmed a restart reads
+   * it all again (a keyed mirror ends equal); meanwhile the sink shows part of it (said once).
+   */
+  private part(): Item[] {
+    const items = this.open!;
+    this.open = [];
+    this.commits.set(++this.seq, this.lastPos);
+    items.push({ commit: this.seq });
+    if (!this.cut) this.onSplit?.();
+    this.cut = true;
+    return items;
   }
 
   /**
@@ -182,6 +209,7 @@ export class BinlogAssembler {
     if (this.gtidPos) pos.gtid = this.gtidPos;
     this.tx.id ??= `${pos.file}:${pos.pos}`;
     this.commits.set(++this.seq, pos);
+    this.lastPos = pos;
     items.push({ commit: this.seq });
     this.open = undefined;
     this.began = false;

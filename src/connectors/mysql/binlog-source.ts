@@ -2,7 +2,7 @@ import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, configError, transientError } from '../../core/errors.js';
 import type { DescribedTable, PlanItem, PoolStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
 import { Wakeup } from '../../core/wakeup.js';
-import { ReleasedChanges, WHOLE_TRANSACTION_MAX } from '../postgres/cdc-batches.js';
+import { ReleasedChanges } from '../postgres/cdc-batches.js';
 import { parseLsn } from '../postgres/pgoutput.js';
 import { openDatabase, type Database } from '../sql/database.js';
 import { BinlogAssembler } from './binlog-changes.js';
@@ -10,14 +10,12 @@ import { checkBinlogServer, resolveCapturedTables } from './binlog-checks.js';
 import { formatPosition, reached, parseStartPosition, type BinlogPosition, type CaptureStateStore, type SnapshotProgress } from './binlog-position.js';
 import { EventFeed } from './binlog-feed.js';
 import { BinlogReader, defaultServerId } from './binlog-reader.js';
-import { capturePlan, openCaptureStore, resumeWarning, type CaptureFields } from './binlog-start.js';
+import { capturePlan, openCaptureStore, resumeWarning, SPLIT, type BinlogFields as Fields } from './binlog-start.js';
 import { CapturedTable } from './binlog-rows.js';
 import { binlogEnd, ConsistentRead, SnapshotPhase } from './binlog-snapshot.js';
 import type { MysqlDialect } from './dialect.js';
 import { mysqlConfig } from './driver.js';
 import { mysqlKind } from './index.js';
-
-type Fields = CaptureFields & { operations?: string; start_position?: string; server_id?: number; heartbeat_interval_ms?: number; source_metadata?: boolean };
 
 /**
  * MariaDB/MySQL change capture from the row-based binlog: the captured tables' rows first (a
@@ -39,13 +37,15 @@ export class BinlogSource implements Source {
   private assembler: BinlogAssembler | undefined;
   private released!: ReleasedChanges;
   private snapshot: SnapshotPhase | undefined;
-  /** The position after the last transaction the sink confirmed (what is kept). */
+  /** After the last transaction the sink confirmed (what is kept). */
   private confirmed: BinlogPosition | undefined;
   private received: BinlogPosition = {};
   private drainTarget: BinlogPosition = {};
   private failure: BridgeError | undefined;
   private over = false;
   private readonly wakeup = new Wakeup();
+  private splitSaid = false;
+  private readonly warnSplit = (): void => void (this.splitSaid || this.ctx.warn(SPLIT), (this.splitSaid = true));
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly ep: Endpoint) {}
@@ -109,7 +109,7 @@ export class BinlogSource implements Source {
     const database = this.ep.url!.path;
     this.assembler = new BinlogAssembler(database, this.tables, ops, this.f.source_metadata === true, this.ep.kind === 'mariadb' ? from.gtid : undefined);
     this.assembler.file = from.file;
-    this.assembler.schemaMessages = this.schemaMessages;
+    Object.assign(this.assembler, { schemaMessages: this.schemaMessages, lastPos: from, onSplit: this.warnSplit });
     this.released.clear();
     this.failure = undefined;
     const serverId = this.f.server_id ?? defaultServerId(this.f.slot_name ?? 'bridge_slot');
@@ -199,10 +199,9 @@ export class BinlogSource implements Source {
   }
 
   private take(max: number): SourceBatch {
-    const split = () => this.ctx.warn(`a source transaction has more than ${WHOLE_TRANSACTION_MAX} changes: it is applied in parts, and until its last part lands the sink shows part of it`);
     let end: BinlogPosition | undefined;
     const confirm = (seq: bigint): void => void (this.confirm(seq), (end = this.confirmed));
-    const b = this.released.batch(max, this.ctx.limit !== undefined, confirm, split);
+    const b = this.released.batch(max, this.ctx.limit !== undefined, confirm, this.warnSplit);
     const ack = b.ack;
     // ReleasedChanges names the batch's last commit as an LSN (hi/lo hex of the commit number): shown as its binlog position.
     const at = b.position?.startsWith('lsn ') ? this.assembler?.commits.get(parseLsn(b.position.slice(4))) : undefined;

@@ -1,5 +1,6 @@
 import { configError } from '../../core/errors.js';
 import type { PlanItem } from '../../core/route.js';
+import { WHOLE_TRANSACTION_MAX } from '../postgres/cdc-batches.js';
 import { sourceCheckpointStore } from '../sql/checkpoint-store.js';
 import type { Database } from '../sql/database.js';
 import { CaptureStateStore, formatPosition, type SnapshotProgress } from './binlog-position.js';
@@ -11,6 +12,12 @@ export interface CaptureFields {
   slot_name?: string;
   checkpoint_store?: string;
 }
+
+/** The change-capture endpoint's fields the binlog source reads. */
+export type BinlogFields = CaptureFields & { operations?: string; start_position?: string; server_id?: number; heartbeat_interval_ms?: number; source_metadata?: boolean };
+
+/** Said once when a transaction is applied in parts. */
+export const SPLIT = `a source transaction has more than ${WHOLE_TRANSACTION_MAX} changes: it is applied in parts, and until its last part lands the sink shows part of it`;
 
 /** checkpoint_store (default: bridge_cursors_<first table> in the source database), keyed `cdc:<slot_name>`. */
 export async function openCaptureStore(db: Database, firstTable: string, f: CaptureFields): Promise<CaptureStateStore> {
