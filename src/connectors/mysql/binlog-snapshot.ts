@@ -48,7 +48,8 @@ export class ConsistentRead {
     const file = status.get('binlog_snapshot_file')!;
     const pos = Number(status.get('binlog_snapshot_position'));
     const [[gtid]] = (await q('SELECT BINLOG_GTID_POS(?, ?)', [file, pos])) as [[string | null]];
-    return new ConsistentRead(conn, { file, pos, ...(gtid !== null && gtid !== undefined ? { gtid: String(gtid) } : {}) });
+    // No GTID yet (a binlog without transactions): file:pos alone; '' would mean "the whole binlog" to the reader.
+    return new ConsistentRead(conn, { file, pos, ...(gtid ? { gtid: String(gtid) } : {}) });
   }
 
   /** Up to `max` rows of `table` after the key `after`, in key order, with the values a plain copy reads. */
@@ -82,7 +83,7 @@ export async function binlogEnd(q: (sql: string) => Promise<unknown[][]>, mariad
   const out: BinlogPosition = file === undefined ? {} : { file: String(file), pos: Number(pos) };
   if (mariadb) {
     const [[gtid]] = (await q('SELECT @@GLOBAL.gtid_binlog_pos')) as [[string]];
-    out.gtid = String(gtid ?? '');
+    if (gtid) out.gtid = String(gtid);
   }
   return out;
 }
