@@ -164,7 +164,9 @@ export class SnapshotPhase {
     return { messages, position: `initial snapshot, ${this.copied} rows (${where})`, ack, release: async () => settled() };
   }
 
-  async close(): Promise<void> {
+  /** Ends the read; `stopped` is told where a snapshot stopped before its end (snapshot=only keeps no progress). */
+  async close(stopped?: (text: string) => void): Promise<void> {
+    if (this.order.length) stopped?.(`the initial snapshot stopped after reading ${this.copied} rows: ${this.store ? 'the next run resumes it' : 'snapshot=only keeps no progress, a new run copies again'}`);
     await this.read.close();
   }
 }

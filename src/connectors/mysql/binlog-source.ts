@@ -238,7 +238,7 @@ export class BinlogSource implements Source {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.snapshot?.close();
+    await this.snapshot?.close((text) => this.ctx.info?.(text));
     await this.reader?.stop();
     this.reader = undefined;
     if (this.confirmed && !this.snapshot) await this.store?.savePosition(this.confirmed, false).catch(() => {});
