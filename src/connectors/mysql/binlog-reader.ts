@@ -45,8 +45,8 @@ export function defaultServerId(slot: string): number {
 export class BinlogReader {
   private z: ZongJi | undefined;
   private lastEvent = Date.now();
-  /** Paused by the source (the sink is behind): no events come, and that is no sign of a dead connection. */
-  private paused = false;
+  /** Why the source paused the socket (the sink is behind, a table being introspected): no events come then, which is no sign of a dead connection. */
+  private readonly pausedBy = new Set<string>();
   private watchdog: NodeJS.Timeout | undefined;
 
   constructor(
@@ -89,18 +89,21 @@ export class BinlogReader {
     // Neither an event nor a heartbeat for three periods: the connection is dead without having said so.
     this.lastEvent = Date.now();
     this.watchdog = setInterval(() => {
-      if (!this.paused && Date.now() - this.lastEvent > 3 * this.heartbeatMs) h.failed(transientError(`binlog connection: no event nor heartbeat from the server in ${Math.round((3 * this.heartbeatMs) / 1000)} s`));
+      if (!this.pausedBy.size && Date.now() - this.lastEvent > 3 * this.heartbeatMs) h.failed(transientError(`binlog connection: no event nor heartbeat from the server in ${Math.round((3 * this.heartbeatMs) / 1000)} s`));
     }, this.heartbeatMs);
     this.watchdog.unref();
   }
 
-  pause(): void {
-    this.paused = true;
+  /** Stops reading the socket for `why` (the source holds too many changes; a table is being introspected). */
+  pause(why: 'flow' | 'schema' = 'flow'): void {
+    this.pausedBy.add(why);
     this.z?.connection?.pause();
   }
 
-  resume(): void {
-    this.paused = false;
+  /** Reads the socket again once nothing else holds it paused. */
+  resume(why: 'flow' | 'schema' = 'flow'): void {
+    this.pausedBy.delete(why);
+    if (this.pausedBy.size) return;
     this.lastEvent = Date.now();
     this.z?.connection?.resume();
   }

@@ -122,8 +122,8 @@ export class BinlogSource implements Source {
         this.wakeup.notify();
       },
       introspect: async (name) => this.tables.get(name)!.refresh(await this.db.withConnection((c) => this.dialect.introspect(c, name))),
-      pause: () => reader.pause(),
-      resume: () => reader.resume(),
+      pause: () => reader.pause('schema'),
+      resume: () => reader.resume('schema'),
       failed: (e) => this.fail(e),
     });
     await reader.start(from, { event: (evt) => feed.feed(evt), failed: (e) => this.fail(e) });
