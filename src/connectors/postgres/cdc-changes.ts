@@ -17,9 +17,11 @@ export type Item = { m: Message } | { commit: bigint };
 export class ChangeAssembler {
   private readonly relations = new Map<number, Relation>();
   private readonly shapes = new Map<string, RowShape>();
+  private readonly metas = new Map<string, Metadata>();
   private openTx: Item[] | undefined;
   private txLsn = 0n;
   private txIndex = 0;
+  private txLsnText = '';
 
   /** Each captured table's columns as the stream last showed them (name, type oid:typmod). */
   private readonly seen = new Map<string, { name: string; type: string }[]>();
@@ -71,6 +73,7 @@ export class ChangeAssembler {
       case 'begin':
         this.openTx = [];
         this.txLsn = msg.finalLsn;
+        this.txLsnText = formatLsn(msg.finalLsn);
         this.txIndex = 0;
         return undefined;
       case 'relation':
@@ -121,7 +124,7 @@ export class ChangeAssembler {
 
   /** `pg:<table>:<commit LSN>:<n>` (decisions §6). */
   private seed(table: string): string {
-    return `pg:${table}:${formatLsn(this.txLsn)}:${this.txIndex++}`;
+    return `pg:${table}:${this.txLsnText}:${this.txIndex++}`;
   }
 
   /** The captured table a relation is, as listed (a bare name stands for any schema's table of that name), or undefined. */
@@ -132,6 +135,13 @@ export class ChangeAssembler {
   }
 
   private meta(table: string, op: string, lsn: bigint): Metadata {
+    // Without a per-change position, the changes of one table and operation share one (frozen) metadata object.
+    if (!this.sourceMetadata) {
+      const key = `${op} ${table}`;
+      let shared = this.metas.get(key);
+      if (!shared) this.metas.set(key, (shared = Object.freeze({ 'bridge.op': op, 'bridge.table': table })));
+      return shared;
+    }
     const m: Metadata = { 'bridge.op': op, 'bridge.table': table };
     if (this.sourceMetadata) m['bridge.src.pg_lsn'] = formatLsn(lsn);
     return m;
@@ -146,6 +156,12 @@ export class ChangeAssembler {
     const table = this.ours(relationId);
     if (table === undefined || !this.operations.has(op)) return undefined;
     const rel = this.relations.get(relationId)!;
+    // Every column sent (the usual case): the relation's whole shape, the tuple as the values.
+    if (!keyOnly && !tuple.includes(undefined)) {
+      const shape = this.shapeOf(`${relationId}:*`, rel.columns);
+      this.push(Message.lazy(new RowFields(shape, tuple as (string | null)[]), this.meta(table, op, lsn), this.seed(table)));
+      return undefined;
+    }
     const idx: number[] = [];
     rel.columns.forEach((c, i) => {
       // Unchanged TOAST values are not sent: leave those fields out rather than invent them.

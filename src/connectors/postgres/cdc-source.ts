@@ -179,9 +179,10 @@ export class CdcSource implements Source {
       else if (copied && copied !== 'wait') return copied;
       if (copied) continue;
       if (this.released.waiting > 0) return this.take(max);
-      if ((this.ctx.mode === 'copy' || this.ctx.exitWhenDrained) && this.caughtUp()) {
-        this.drained = true;
-        return null;
+      if (this.ctx.mode === 'copy' || this.ctx.exitWhenDrained) {
+        if ((this.drained = this.caughtUp())) return null;
+        // Draining: ask for the server's WAL end now rather than at the next tick (a second later).
+        if (!this.copying && this.idle()) this.stream?.sendStatus(this.confirmed, true);
       }
       await this.wakeup.wait(signal);
     }
@@ -223,13 +224,9 @@ export class CdcSource implements Source {
     return this.f.dedicated ? this.tables : undefined;
   }
 
-  slotLagBytes(): number | undefined {
-    return this.lag.bytes;
-  }
+  slotLagBytes = (): number | undefined => this.lag.bytes;
 
-  checkpoint(): string | undefined {
-    return `slot ${this.f.slot_name}${this.f.temporary_slot ? ' (temporary)' : ''} confirmed at ${formatLsn(this.confirmed)}`;
-  }
+  checkpoint = (): string => `slot ${this.f.slot_name}${this.f.temporary_slot ? ' (temporary)' : ''} confirmed at ${formatLsn(this.confirmed)}`;
 
   async plan(): Promise<PlanItem[]> {
     return capturePlan(this.q, { ...this.f, table: this.tables.join(', ') || this.f.listed });
