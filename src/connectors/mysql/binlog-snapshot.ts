@@ -16,8 +16,11 @@ const keyParam = (v: unknown): unknown => (v && typeof v === 'object' && 'hex' i
  * START TRANSACTION WITH CONSISTENT SNAPSHOT, then the binlog_snapshot_file/position status, which
  * the server gives for exactly that snapshot (and its GTID position through BINLOG_GTID_POS): the
  * stream from there neither misses nor repeats a change. MySQL has no such status without a global
- * read lock: the position is read just before the snapshot starts, so changes committed in between
- * are in the copy and streamed again (a keyed mirror ends equal; said in a warning).
+ * read lock (not taken): with gtid_mode=ON, @@gtid_executed is read just before the snapshot starts
+ * — every transaction in it has committed in the engine, so the copy sees it, and those after it
+ * are streamed, some also copied (a keyed mirror ends equal; said in a warning). Without GTIDs the
+ * binlog's file:pos then is used, which a transaction written to the binlog but not yet committed
+ * in the engine can fall before, unseen by the copy (said in a warning that names gtid_mode=ON).
  */
 export class ConsistentRead {
   private constructor(
@@ -39,8 +42,14 @@ export class ConsistentRead {
     const q = async (sql: string, p: unknown[] = []): Promise<unknown[][]> => (await conn.query({ sql, rowsAsArray: true, values: p }))[0] as unknown[][];
     let before: BinlogPosition | undefined;
     if (!mariadb) {
-      before = await binlogEnd(q, false);
-      warn('MySQL gives no binlog position paired with a snapshot (without a global read lock): changes committed while the snapshot starts are copied and streamed again (a keyed mirror ends equal to the source)');
+      const [[mode, executed]] = (await q('SELECT @@GLOBAL.gtid_mode, @@GLOBAL.gtid_executed')) as [[string, string]];
+      const gtids = String(mode).toUpperCase() === 'ON';
+      before = gtids ? { gtid: String(executed).replace(/\s+/g, '') } : await binlogEnd(q, false);
+      warn(
+        gtids
+          ? 'MySQL gives no binlog position paired with a snapshot (without a global read lock): the stream starts at the GTIDs executed just before it, so changes committed while it starts are copied and streamed again (a keyed mirror ends equal to the source)'
+          : 'MySQL without gtid_mode=ON gives no position safely paired with a snapshot (without a global read lock): a transaction committing while the snapshot starts may be missed by both; set gtid_mode=ON (and enforce_gtid_consistency) for a snapshot without that gap',
+      );
     }
     await conn.query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
     if (before) return new ConsistentRead(conn, before);
