@@ -142,14 +142,19 @@ export class BinlogAssembler {
     const out: Message[] = [];
     let binlogColumns = this.signatures.get(map);
     if (binlogColumns === undefined) this.signatures.set(map, (binlogColumns = JSON.stringify((map.columns ?? []).map((c) => [c.name, c.type, c.metadata]))));
+    const make = (kind: string, image: Record<string, unknown>): boolean => {
+      const m = this.change(map.tableName, kind, evt, (meta, seed) => table.message(image, binlogColumns, map.columnSchemas, meta, seed));
+      if (m) out.push(m);
+      return m !== undefined;
+    };
     for (const row of evt.rows ?? []) {
-      const image = op === 'update' ? (row as { after: Record<string, unknown> }).after : (row as Record<string, unknown>);
-      const m = this.change(map.tableName, op, evt, (meta, seed) => table.message(image, binlogColumns, map.columnSchemas, meta, seed));
-      if (!m) {
+      const pair = op === 'update' ? (row as { before: Record<string, unknown>; after: Record<string, unknown> }) : undefined;
+      // An update of the key is the old row's delete, then the new row: a mirror applying by key would keep both otherwise.
+      const ok = pair ? (!table.keyChanged(pair.before, pair.after) || make('delete', pair.before)) && make('update', pair.after) : make(op, row as Record<string, unknown>);
+      if (!ok) {
         this.n = first;
         return { refresh: map.tableName };
       }
-      out.push(m);
     }
     if (out.length && this.schemaMessages) this.noteShape(table, evt);
     for (const m of out) (this.open ??= []).push({ m });

@@ -99,6 +99,12 @@ export class CapturedTable {
     return Message.lazy(new RowFields(this.shape, values), meta, seed);
   }
 
+  /** Whether an update's row images differ in the primary key. */
+  keyChanged(before: Record<string, unknown>, after: Record<string, unknown>): boolean {
+    const text = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('hex') : String(v));
+    return this.info.primaryKey.some((k) => text(before[k]) !== text(after[k]));
+  }
+
   /** The key of a row of the table (its primary key's values as text), for the initial copy's ids and progress. */
   keyOf(values: unknown[]): unknown[] {
     return this.info.primaryKey.map((k) => {
