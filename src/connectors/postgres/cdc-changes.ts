@@ -1,5 +1,5 @@
 import { Message, type Metadata } from '../../core/message.js';
-import { diffColumns, schemaMessage, type SchemaShape } from '../../core/schema-change.js';
+import { diffColumns, schemaMessage, type SchemaShape, type StreamColumn } from '../../core/schema-change.js';
 import { rowRenderer, type RenderColumn, type RenderOptions } from '../sql/render.js';
 import { RowFields, RowShape } from '../sql/row-fields.js';
 import { postgresKind } from './index.js';
@@ -23,8 +23,9 @@ export class ChangeAssembler {
   private txIndex = 0;
   private txLsnText = '';
 
-  /** Each captured table's columns as the stream last showed them (name, type oid:typmod). */
-  private readonly seen = new Map<string, { name: string; type: string }[]>();
+  /** Each captured table's columns as the stream last showed them (names, type oid:typmod), and with their numbers once known. */
+  private readonly seen = new Map<string, string>();
+  private readonly resolved = new Map<string, Promise<StreamColumn[]>>();
   /** `schema.name` and bare `name` → the table's name as listed (bridge.table). */
   private readonly listed = new Map<string, string>();
 
@@ -35,7 +36,7 @@ export class ChangeAssembler {
     /** The operations that become messages (the field `operations`); the others are skipped. */
     private readonly operations: ReadonlySet<string> = new Set(['insert', 'update', 'delete', 'truncate']),
     /** Given when the sink keeps a mirror's columns in step (a database): relation changes become schema messages. */
-    private readonly describeRelation?: (relation: Relation) => Promise<SchemaShape['table']>,
+    private readonly describeRelation?: (relation: Relation) => Promise<{ table: SchemaShape['table']; attnums: number[] }>,
   ) {
     for (const t of tables) this.listed.set(t, t);
   }
@@ -105,6 +106,12 @@ export class ChangeAssembler {
     }
   }
 
+  /** The table's columns at the stream's start, with their numbers (see seedShapes). */
+  seedShape(table: string, cols: StreamColumn[]): void {
+    this.seen.set(table, JSON.stringify(cols.map((c) => ({ name: c.name, type: c.type }))));
+    this.resolved.set(table, Promise.resolve(cols));
+  }
+
   /**
    * A captured table's columns as this relation message shows them: the first time in a run, or
    * changed since, a schema message goes before the changes that have them (the sink compares
@@ -114,12 +121,17 @@ export class ChangeAssembler {
     const table = this.ours(rel.id);
     if (table === undefined || !this.describeRelation || !this.openTx) return;
     const now = rel.columns.map((c) => ({ name: c.name, type: `${c.typeOid}:${c.typmod}` }));
-    const before = this.seen.get(table);
-    this.seen.set(table, now);
-    if (before && JSON.stringify(before) === JSON.stringify(now)) return;
-    const changes = diffColumns(before, now);
-    const shape = this.describeRelation(rel).then((t) => ({ table: t, changes }));
-    this.push(schemaMessage(table, changes, shape, `pg:${table}:${formatLsn(this.txLsn)}:schema:${this.txIndex}`));
+    const key = JSON.stringify(now);
+    if (this.seen.get(table) === key) return;
+    this.seen.set(table, key);
+    // What changed is known once the columns' numbers are (a rename keeps its attnum; a dropped and an added column do not share one).
+    const before = this.resolved.get(table);
+    const described = this.describeRelation(rel);
+    const cols = described.then((d) => now.map((c, i) => ({ ...c, attnum: d.attnums[i] })));
+    cols.catch(() => {});
+    this.resolved.set(table, cols);
+    const shape = Promise.all([before, described, cols]).then(([b, d, c]) => ({ table: d.table, changes: diffColumns(b, c) }));
+    this.push(schemaMessage(table, shape, `pg:${table}:${formatLsn(this.txLsn)}:schema:${this.txIndex}`));
   }
 
   /** `pg:<table>:<commit LSN>:<n>` (decisions §6). */

@@ -14,7 +14,7 @@ import { CopyPhase, InitialCopy } from './cdc-initial-copy.js';
 import { beginCapture, capturePlan } from './cdc-start.js';
 import { captureConfig, listCaptured, type CaptureConfig } from './cdc-config.js';
 import { LagWatch, stopCapture } from './cdc-stop.js';
-import { describeRelation } from './cdc-relation.js';
+import { describeRelation, seedShapes } from './cdc-relation.js';
 import { formatLsn, type PgOutputMessage } from './pgoutput.js';
 import { ReplicationStream } from './replication-stream.js';
 
@@ -79,6 +79,7 @@ export class CdcSource implements Source {
     this.drainTarget = ready.walEnd;
     if (start.stopped) ctx.warn(`stopped while replication slot ${this.f.slot_name} was being created (it waits for every transaction that has written): no slot was left`);
     if ((this.stoppedEarly = start.stopped === true) || ctx.dryRun) return;
+    if (start.copy?.snapshot && this.schemaMessages) await seedShapes(this.q, this.tables, (t, cols) => this.changes.seedShape(t, cols));
     if ('copy' in start && start.copy) {
       this.stream = stream;
       this.copying = await CopyPhase.open(this.initialCopy(), start.copy, start.progress, ctx.warn);

@@ -10,7 +10,8 @@ const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
 /**
  * The column changes that bring the sink table (`info`) to a captured table's new shape, in the
  * stream's order: renames, drops and type changes the stream showed, then every column the sink
- * still lacks (a change made while no run streamed shows only as a new shape). Each is made
+ * still lacks (a change made while no run streamed shows only as a new shape: columns added then
+ * are added; a rename or drop then is refused, see below). Each is made
  * only if the table does not have it yet, so that a change streamed again changes nothing.
  */
 export function alterationsFor(db: Database, table: string, info: TableInfo, shape: SchemaShape): AlterColumn[] {
@@ -20,6 +21,7 @@ export function alterationsFor(db: Database, table: string, info: TableInfo, sha
   const have = new Map<string, ColumnInfo>(info.columns.map((c) => [c.name, c]));
   const out: AlterColumn[] = [];
   for (const ch of shape.changes) {
+    if (ch.op === 'unclear') throw unclear(table, ch.added, ch.gone);
     if (ch.op === 'rename' && have.has(ch.from) && !have.has(ch.to)) {
       out.push(ch);
       have.set(ch.to, have.get(ch.from)!);
@@ -34,22 +36,28 @@ export function alterationsFor(db: Database, table: string, info: TableInfo, sha
     }
   }
   const names = new Set(shape.table.columns.map((c) => c.name));
+  const missing = shape.table.columns.filter((c) => !have.has(c.name));
+  // The first shape a run sees, after changes no run streamed: a column the sink lacks beside one the
+  // source no longer has is a rename, or a drop and an add — told apart only by what happened, so not guessed.
+  const extra = shape.changes.length === 0 ? [...have.keys()].filter((n) => !names.has(n)) : [];
+  if (missing.length && extra.length) throw unclear(table, missing.map((c) => c.name), extra);
   shape.table.columns.forEach((c, i) => {
-    if (have.has(c.name) || !types[i]) return;
-    // The first shape a run sees, after a change no run streamed: a column the sink lacks, in the
-    // place (and of the type) of one the source no longer has, is that column renamed.
-    const there = shape.changes.length === 0 ? info.columns[i] : undefined;
-    if (there && !names.has(there.name) && have.has(there.name) && norm(d.describeType(c.name, types[i]).dbType) === norm(there.dbType)) {
-      out.push({ op: 'rename', from: there.name, to: c.name });
-      have.delete(there.name);
-    } else out.push({ op: 'add', column: c.name, type: types[i] });
-    have.set(c.name, { ...c, dbType: types[i] } as unknown as ColumnInfo);
+    if (!have.has(c.name) && types[i]) out.push({ op: 'add', column: c.name, type: types[i] });
   });
   return out;
 }
 
+/** Columns went and came, and nothing tells a rename (values kept) from a drop and an add (values gone): not guessed. */
+function unclear(table: string, added: string[], gone: string[]): Error {
+  const list = (names: string[], one: string, many: string): string => `${names.join(', ')} ${names.length > 1 ? many : one}`;
+  return configError(
+    `the columns of ${table}'s source changed: ${list(added, 'is new', 'are new')} and ${list(gone, 'is gone', 'are gone')}, and what was read does not tell a rename from a drop and an add (no run saw the columns before the change); nothing was written past it. ` +
+      `If you know which, make ${table} match (ALTER TABLE … RENAME COLUMN, or ADD and DROP COLUMN) and run again; or rebuild it: drop ${table} and the replication slot (bridge slots drop <slot>), and run again (the initial copy makes it anew)`,
+  );
+}
+
 const said = (c: ColumnChange | AlterColumn): string =>
-  c.op === 'rename' ? `${c.from} renamed to ${c.to}` : c.op === 'add' ? `${c.column} added` : c.op === 'drop' ? `${c.column} dropped` : `${c.column} changed type`;
+  c.op === 'rename' ? `${c.from} renamed to ${c.to}` : c.op === 'add' ? `${c.column} added` : c.op === 'drop' ? `${c.column} dropped` : c.op === 'unclear' ? `${c.gone.join(', ')} went, ${c.added.join(', ')} came` : `${c.column} changed type`;
 
 /**
  * Brings a mirror to its source's new columns before the changes that have them are written. A
