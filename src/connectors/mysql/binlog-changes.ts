@@ -2,7 +2,7 @@ import { Message, type Metadata } from '../../core/message.js';
 import { diffColumns, schemaMessage } from '../../core/schema-change.js';
 import { WHOLE_TRANSACTION_MAX } from '../postgres/cdc-batches.js';
 import { advanceGtid, type BinlogPosition } from './binlog-position.js';
-import type { BinlogColumn, CapturedTable } from './binlog-rows.js';
+import { typeKey, type BinlogColumn, type CapturedTable } from './binlog-rows.js';
 
 /** A transaction as the reader releases it: its messages, then its commit (a number the source maps to a position). */
 export type Item = { m: Message } | { commit: bigint };
@@ -184,7 +184,8 @@ export class BinlogAssembler {
    */
   private noteShape(table: CapturedTable, evt: BinlogEvent): void {
     const shape = table.describe(table.lastColumns);
-    const now = shape.columns.map((c) => ({ name: c.name, type: c.dbType }));
+    // Compared as both sources of a type can say it: a column typed from introspection (`int(11)`) and one from the table map (`int`) agree.
+    const now = shape.columns.map((c) => ({ name: c.name, type: typeKey(c.dbType) }));
     const before = this.seen.get(table.name);
     if (before && JSON.stringify(before) === JSON.stringify(now)) return;
     this.seen.set(table.name, now);

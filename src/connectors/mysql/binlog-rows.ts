@@ -162,16 +162,21 @@ function fromBinlog(b: BinlogColumn | undefined): ColumnInfo | undefined {
 /** MariaDB's own types (UUID, INET4, INET6) are binary in the table map: introspection alone names them. */
 const PLUGIN_TYPES = new Set(['uuid', 'inet4', 'inet6']);
 
-/** Whether a table map's column is the type introspection shows: same integer size and sign, same length of strings, same precision of decimals, same base type otherwise (display widths aside). */
+/**
+ * A column type as the binlog and introspection can both say it: integer size and sign, string
+ * length, decimal precision, else the base type (display widths aside: `int(11)` and `int` agree).
+ */
+export function typeKey(columnType: string): string {
+  const t = columnType.toLowerCase();
+  const base = /^[a-z0-9]+/.exec(t)?.[0] ?? t;
+  if (/int$/.test(base)) return `${base}${/unsigned/.test(t) ? ' unsigned' : ''}`;
+  if (['char', 'varchar', 'binary', 'varbinary', 'decimal'].includes(base)) return `${base}${/\([^)]*\)/.exec(t)?.[0] ?? ''}`;
+  return base;
+}
+
+/** Whether a table map's column is the type introspection shows. */
 function sameType(dbType: string, b: BinlogColumn): boolean {
-  const key = (ct: string): string => {
-    const t = ct.toLowerCase();
-    const base = /^[a-z0-9]+/.exec(t)?.[0] ?? t;
-    if (/int$/.test(base)) return `${base}${/unsigned/.test(t) ? ' unsigned' : ''}`;
-    if (['char', 'varchar', 'binary', 'varbinary', 'decimal'].includes(base)) return `${base}${/\([^)]*\)/.exec(t)?.[0] ?? ''}`;
-    return base;
-  };
-  return PLUGIN_TYPES.has(dbType.toLowerCase()) || key(dbType) === key(`${b.COLUMN_TYPE}${b.UNSIGNED ? ' unsigned' : ''}`);
+  return PLUGIN_TYPES.has(dbType.toLowerCase()) || typeKey(dbType) === typeKey(`${b.COLUMN_TYPE}${b.UNSIGNED ? ' unsigned' : ''}`);
 }
 
 const padded = (b: Buffer, n: number): Buffer => (b.length >= n ? b : Buffer.concat([b, Buffer.alloc(n - b.length)]));
