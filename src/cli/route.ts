@@ -6,6 +6,7 @@ import { BridgeError, configError, EXIT, isDuplicateKey } from '../core/errors.j
 import type { DescribedTable, RunMode, Sink, Source } from '../core/route.js';
 import { runRoute } from '../pipeline/run.js';
 import { changeRouter } from './change-routes.js';
+import { guaranteeOf } from './guarantee.js';
 import { StatsHub } from '../stats/hub.js';
 import type { Reporter, Summary } from '../ui/reporter.js';
 
@@ -95,6 +96,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     dstEp = dst;
     hub.source = src.display;
     hub.sink = dst.display;
+    hub.delivery = guaranteeOf(a.command, src, dst).mode;
     for (const w of [...src.warnings, ...dst.warnings]) hub.warn(w);
     source = await createSource(src);
     sink = changeRouter(a, src, dst, source) ?? (await createSink(dst));
@@ -212,6 +214,8 @@ async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: En
   if (est !== undefined && est !== null) lines.push(`  source rows to read: ~${est}`);
   for (const item of (await sink.plan?.()) ?? []) lines.push(`  sink ${item.label}: ${item.value}`);
   if (table && sink.planMapping) for (const item of sink.planMapping(table.columns)) lines.push(`  ${item.label.startsWith('  ') ? item.label : `sink ${item.label}`}${item.label.startsWith('  ') ? ' ' : ': '}${item.value}`);
+  const g = guaranteeOf(a.command, src, dst);
+  lines.push(`  delivery: ${g.mode}: ${g.why}`);
   lines.push(`  batch size ${batching(a, source, sink).batchSize}${a.limit !== undefined ? `, limit ${a.limit}` : ''}`);
   // The plan is what the user asked for, so it goes to stdout (no data is written in a dry run).
   process.stdout.write(redact(lines.join('\n')) + '\n');

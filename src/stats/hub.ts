@@ -24,6 +24,8 @@ export interface StatsSnapshot {
   lossy: number;
   position: string | undefined;
   checkpoint: string | undefined;
+  /** What delivery the route promises (cli/guarantee.ts): `at least once`, `at least once, idempotent`. */
+  delivery: string | undefined;
   estimatedRows: number | null;
   sourcePool: PoolStats | undefined;
   sinkPool: PoolStats | undefined;
@@ -70,6 +72,7 @@ export class StatsHub extends EventEmitter<HubEvents> {
   lossy = 0;
   position: string | undefined;
   checkpoint: string | undefined;
+  delivery: string | undefined;
   estimatedRows: number | null = null;
   lastError: string | undefined;
   sourcePool: (() => PoolStats | undefined) | undefined;
@@ -113,6 +116,7 @@ export class StatsHub extends EventEmitter<HubEvents> {
       lossy: this.lossy,
       position: this.position,
       checkpoint: this.checkpoint,
+      delivery: this.delivery,
       estimatedRows: this.estimatedRows,
       sourcePool: this.sourcePool?.(),
       sinkPool: this.sinkPool?.(),

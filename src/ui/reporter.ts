@@ -27,7 +27,7 @@ const write = (line: string): void => {
 };
 
 function checkpointText(s: StatsSnapshot): string {
-  return s.checkpoint ? `; checkpoint ${s.checkpoint}` : '';
+  return (s.checkpoint ? `; checkpoint ${s.checkpoint}` : '') + (s.delivery ? `; delivery ${s.delivery}` : '');
 }
 
 /** Plain lines for cron and CI: one progress line every few seconds, then a summary. */
@@ -124,6 +124,7 @@ export class JsonReporter implements Reporter {
       rows_per_s: Math.round(rate(s)),
       position: s.position ?? null,
       checkpoint: s.checkpoint ?? null,
+      delivery: s.delivery ?? null,
       estimated_rows: s.estimatedRows,
       caught_up: s.caughtUp,
       in_flight: s.inFlight,

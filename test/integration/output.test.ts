@@ -27,7 +27,7 @@ describe('--progress modes', () => {
     const plain = await bridge(['copy', src, 'file:///dev/null', '--progress-interval', '1', '--batch-size', '100']);
     expect(plain.exitCode).toBe(0);
     expect(plain.stderr).toMatch(/^bridge copy: [\d,]+ rows, [\d,]+ rows\/s \(avg [\d,]+\)/m);
-    expect(lines(plain.stderr).pop()).toMatch(/^bridge copy: done: 3,000 rows in [\d.]+ s \([\d,]+ rows\/s, [\d.]+ kB\); last position id=3000$/);
+    expect(lines(plain.stderr).pop()).toMatch(/^bridge copy: done: 3,000 rows in [\d.]+ s \([\d,]+ rows\/s, [\d.]+ kB\); last position id=3000; delivery at least once$/);
     const none = await bridge(['copy', src, 'file:///dev/null', '--progress', 'none']);
     expect(lines(none.stderr)).toHaveLength(1);
     const quiet = await bridge(['copy', src, 'file:///dev/null', '-q']);

@@ -1,0 +1,25 @@
+import { expect, it } from 'vitest';
+import { resolveEndpoint } from '../../src/config/endpoint.js';
+import { specForScheme } from '../../src/connectors/registry.js';
+import { guaranteeOf } from '../../src/cli/guarantee.js';
+
+/** Issue 28, 4: the dry run and the summary say which guarantee a route has, and why. */
+const g = (command: 'copy' | 'tail' | 'serve', src: string, dst: string) =>
+  guaranteeOf(command, resolveEndpoint(src, 'consumer', specForScheme), resolveEndpoint(dst, 'publisher', specForScheme));
+
+it('a keyed upsert makes re-delivery idempotent; an append does not, and says what would', () => {
+  expect(g('tail', 'postgres://h/db?table=t&cursor_column=id&cursor_id=c', 'sqlite://./m.db?table=t&columns=auto&key=id')).toEqual({
+    mode: 'at least once, idempotent',
+    why: 'a stop re-sends the rows after the last saved position (same message ids); the sink writes a re-sent row over itself by key (id): each row lands once',
+  });
+  const append = g('copy', 'postgres://h/db?table=t', 'sqlite://./m.db?table=t');
+  expect(append.mode).toBe('at least once');
+  expect(append.why).toBe('no position is kept: a re-run reads the table from its first row; the sink inserts re-sent rows again (or a unique key refuses them: exit 4); give columns=auto&key=<primary key> to write them over');
+});
+
+it("change capture's tables into a database mirror take each table's primary key; NDJSON and HTTP say what a re-send does", () => {
+  expect(g('tail', 'postgres+cdc://h/db?tables=a,b', 'sqlite://./m.db?columns=auto').mode).toBe('at least once, idempotent');
+  expect(g('tail', 'postgres+cdc://h/db?tables=a', 'file://./out.ndjson').why).toBe("a stop re-sends the changes after the slot's confirmed position (same message ids); re-sent lines are appended again (a torn last line is moved aside first)");
+  expect(g('tail', 'postgres://h/db?table=t&delete_after_read=true', 'https://peer/x').why).toMatch(/deleted once the sink confirmed them.*Idempotency-Key/);
+  expect(g('serve', 'http://127.0.0.1:8080', 'postgres://h/db?table=t').why).toMatch(/^a request is answered 2xx only once its messages are durable/);
+});
