@@ -192,7 +192,7 @@ export class BinlogAssembler {
     const changes = diffColumns(before, now);
     // The transaction's GTID, or (MySQL without GTIDs) the row event's own position: stable either way.
     const at = this.tx.id ?? `${this.file}:${evt.nextPosition}`;
-    (this.open ??= []).push({ m: schemaMessage(table.name, changes, Promise.resolve({ table: shape, changes }), `mysql:${table.name}:${at}:schema:${this.n}`) });
+    (this.open ??= []).push({ m: schemaMessage(table.name, Promise.resolve({ table: shape, changes }), `mysql:${table.name}:${at}:schema:${this.n}`) });
   }
 
   /** A change with its metadata and id (`mysql:<table>:<gtid or commit file:pos>:<n>`, read once the commit is known). */
