@@ -1,6 +1,6 @@
 import { Message, type Metadata } from '../../core/message.js';
 import { diffColumns, schemaMessage } from '../../core/schema-change.js';
-import { WHOLE_TRANSACTION_MAX } from '../postgres/cdc-batches.js';
+import { WHOLE_TRANSACTION_MAX } from '../sql/change-batches.js';
 import { advanceGtid, type BinlogPosition } from './binlog-position.js';
 import { typeKey, type BinlogColumn, type CapturedTable } from './binlog-rows.js';
 

@@ -2,8 +2,7 @@ import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, configError, transientError } from '../../core/errors.js';
 import type { DescribedTable, PlanItem, PoolStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
 import { Wakeup } from '../../core/wakeup.js';
-import { ReleasedChanges } from '../postgres/cdc-batches.js';
-import { parseLsn } from '../postgres/pgoutput.js';
+import { ReleasedChanges } from '../sql/change-batches.js';
 import { openDatabase, type Database } from '../sql/database.js';
 import { BinlogAssembler } from './binlog-changes.js';
 import { checkBinlogServer, resolveCapturedTables } from './binlog-checks.js';
@@ -63,7 +62,10 @@ export class BinlogSource implements Source {
 
   async open(ctx: SourceContext): Promise<void> {
     this.ctx = ctx;
-    this.released = new ReleasedChanges(Math.max(10_000, ctx.batchSize * 8), { pause: () => this.reader?.pause(), resume: () => this.reader?.resume() });
+    this.released = new ReleasedChanges(Math.max(10_000, ctx.batchSize * 8), { pause: () => this.reader?.pause(), resume: () => this.reader?.resume() }, (seq) => {
+      const at = this.assembler?.commits.get(seq);
+      return at && formatPosition(at);
+    });
     const kind = mysqlKind(this.ep.kind as 'mysql' | 'mariadb');
     this.dialect = kind.dialect as MysqlDialect;
     if (!this.ep.url?.path) throw configError(`the ${this.ep.kind} change-capture URL needs the database as its path: ${this.ep.kind}+cdc://host/<database>?tables=…`);
@@ -203,11 +205,8 @@ export class BinlogSource implements Source {
     const confirm = (seq: bigint): void => void (this.confirm(seq), (end = this.confirmed));
     const b = this.released.batch(max, this.ctx.limit !== undefined, confirm, this.warnSplit);
     const ack = b.ack;
-    // ReleasedChanges names the batch's last commit as an LSN (hi/lo hex of the commit number): shown as its binlog position.
-    const at = b.position?.startsWith('lsn ') ? this.assembler?.commits.get(parseLsn(b.position.slice(4))) : undefined;
     return {
       ...b,
-      position: at ? formatPosition(at) : undefined,
       ack: async (replies) => {
         await ack(replies);
         if (end) await this.store?.savePosition(end, true);

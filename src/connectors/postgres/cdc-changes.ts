@@ -7,7 +7,8 @@ import { formatLsn, type PgOutputMessage, type Relation, type Tuple } from './pg
 import { pgType } from './types.js';
 
 /** A transaction as the source releases it: its messages, then its commit's end LSN. */
-export type Item = { m: Message } | { commit: bigint };
+export type { Item } from '../sql/change-batches.js';
+import type { Item } from '../sql/change-batches.js';
 
 /**
  * Turns the pgoutput stream into messages of the captured tables: one per inserted, updated or deleted row

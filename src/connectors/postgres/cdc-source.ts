@@ -8,7 +8,7 @@ import { parsePgArray } from './array.js';
 import { describeCaptured, explainStreamError, introspectAll, lostTemporarySlot, slotMaker } from './cdc-setup.js';
 import { pgConfig } from './driver.js';
 import { postgresKind } from './index.js';
-import { RELEASED_MAX, ReleasedChanges, TRANSACTION_PART, WHOLE_TRANSACTION_MAX } from './cdc-batches.js';
+import { RELEASED_MAX, ReleasedChanges, TRANSACTION_PART, WHOLE_TRANSACTION_MAX } from '../sql/change-batches.js';
 import { ChangeAssembler } from './cdc-changes.js';
 import { CopyPhase, InitialCopy } from './cdc-initial-copy.js';
 import { beginCapture, capturePlan } from './cdc-start.js';
@@ -61,7 +61,7 @@ export class CdcSource implements Source {
 
   async open(ctx: SourceContext): Promise<void> {
     this.ctx = ctx;
-    this.released = new ReleasedChanges(Math.max(RELEASED_MAX, ctx.batchSize * 8), { pause: () => this.stream?.pause(), resume: () => this.stream?.resume() });
+    this.released = new ReleasedChanges(Math.max(RELEASED_MAX, ctx.batchSize * 8), { pause: () => this.stream?.pause(), resume: () => this.stream?.resume() }, (lsn) => `lsn ${formatLsn(lsn)}`);
     if (!this.f.dedicated) postgresKind.dialect.table(this.f.listed);
     const opened = await openDatabase(this.ep, postgresKind, ctx.warn);
     this.db = opened.db;

@@ -1,7 +1,8 @@
 import type { Message } from '../../core/message.js';
 import type { SourceBatch } from '../../core/route.js';
-import { formatLsn } from './pgoutput.js';
-import type { Item } from './cdc-changes.js';
+
+/** A change source's transaction as it releases it: its messages, then its commit (a number that grows with each commit: an LSN, a binlog sequence). */
+export type Item = { m: Message } | { commit: bigint };
 
 /**
  * Changes of one source transaction beyond which it is applied in parts: its changes are held in
@@ -80,6 +81,8 @@ export class ReleasedChanges {
   constructor(
     private readonly limit: number,
     private readonly flow: { pause(): void; resume(): void },
+    /** How the progress line shows a commit (`lsn 0/16B3748`, a binlog position). */
+    private readonly show: (commit: bigint) => string | undefined,
   ) {}
 
   /**
@@ -98,7 +101,8 @@ export class ReleasedChanges {
       this.inFlight--;
       if (commit !== undefined) confirm(commit);
     };
-    const position = commit === undefined ? {} : { position: `lsn ${formatLsn(commit)}` };
+    const shown = commit === undefined ? undefined : this.show(commit);
+    const position = shown === undefined ? {} : { position: shown };
     return { messages, ...position, ack, release: async () => void this.inFlight-- };
   }
 
