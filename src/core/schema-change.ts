@@ -46,10 +46,11 @@ export interface StreamColumn {
  * the first shape this run sees, compared by the sink with its table). A column that went and one
  * that came are the same column renamed when they have the same number in the table (attnum), or,
  * where the numbers are not known, when no column was added (then none was dropped) and the new name
- * stands in the old one's place; otherwise the change is 'unclear' (the sink stops rather than
+ * stands in the old one's place — only where an added column is always appended (`addsAppend`:
+ * PostgreSQL; MariaDB and MySQL add a column FIRST or AFTER another); otherwise the change is 'unclear' (the sink stops rather than
  * guess). A renamed column whose type changed too gets both changes.
  */
-export function diffColumns(before: StreamColumn[] | undefined, after: StreamColumn[]): ColumnChange[] {
+export function diffColumns(before: StreamColumn[] | undefined, after: StreamColumn[], addsAppend = true, known: [string, string][] = []): ColumnChange[] {
   if (!before) return [];
   const out: ColumnChange[] = [];
   const names = new Set(after.map((c) => c.name));
@@ -57,10 +58,20 @@ export function diffColumns(before: StreamColumn[] | undefined, after: StreamCol
   const gone = before.filter((c) => !names.has(c.name));
   const added = after.filter((c) => !had.has(c.name));
   const renamed = new Map<StreamColumn, StreamColumn>();
+  // Renames the source's own DDL named (the binlog's ALTER TABLE statements) are certain.
+  for (const [from, to] of known) {
+    const g = gone.find((c) => c.name === from);
+    const n = added.find((c) => c.name === to);
+    if (g && n) {
+      renamed.set(g, n);
+      gone.splice(gone.indexOf(g), 1);
+      added.splice(added.indexOf(n), 1);
+    }
+  }
   const numbered = [...before, ...after].every((c) => c.attnum !== undefined && c.attnum > 0);
   // PostgreSQL appends an added column: a list as long as before whose last column is not new had no
   // column added, so none dropped either, and each new name stands where the old one stood (renames).
-  const onlyRenames = before.length === after.length && had.has(after[after.length - 1]!.name);
+  const onlyRenames = addsAppend && before.length === after.length && had.has(after[after.length - 1]!.name);
   // Otherwise, without the columns' numbers, a column that went beside one that came is not guessed at: a rename keeps the values, a drop and an add do not.
   if (gone.length && added.length && !numbered && !onlyRenames) return [{ op: 'unclear', gone: gone.map((c) => c.name), added: added.map((c) => c.name) }];
   for (const g of gone) {

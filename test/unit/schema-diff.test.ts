@@ -40,3 +40,17 @@ it('with column numbers: the same number is the same column, whatever its place 
 it('the first shape a run sees has nothing to compare with', () => {
   expect(diffColumns(undefined, cols('id:i'))).toEqual([]);
 });
+
+it('MariaDB and MySQL add a column anywhere (FIRST, AFTER): a place proves nothing there, the ALTER statement in the binlog does', async () => {
+  const { renamesOf } = await import('../../src/connectors/mysql/binlog-ddl.js');
+  expect(diffColumns(cols('id:i', 'a:i', 's:t'), cols('id:i', 'b:i', 's:t'), false)).toEqual([{ op: 'unclear', gone: ['a'], added: ['b'] }]);
+  const ddl = renamesOf('ALTER TABLE `test`.`t` RENAME COLUMN a TO `b`, CHANGE COLUMN `c` d bigint', 'other');
+  expect(ddl).toEqual({ schema: 'test', table: 't', renames: [['a', 'b'], ['c', 'd']] });
+  expect(diffColumns(cols('id:i', 'a:i', 'c:i'), cols('id:i', 'b:i', 'd:b'), false, ddl!.renames)).toEqual([
+    { op: 'rename', from: 'a', to: 'b' },
+    { op: 'rename', from: 'c', to: 'd' },
+    { op: 'type', column: 'd' },
+  ]);
+  expect(renamesOf('ALTER TABLE t ADD COLUMN w int', 'test')).toEqual({ schema: 'test', table: 't', renames: [] });
+  expect(renamesOf('INSERT INTO t VALUES (1)', 'test')).toBeUndefined();
+});

@@ -1,5 +1,6 @@
 import { Message, type Metadata } from '../../core/message.js';
 import { diffColumns, schemaMessage } from '../../core/schema-change.js';
+import { renamesOf } from './binlog-ddl.js';
 import { WHOLE_TRANSACTION_MAX } from '../sql/change-batches.js';
 import { advanceGtid, type BinlogPosition } from './binlog-position.js';
 import { typeKey, type BinlogColumn, type CapturedTable } from './binlog-rows.js';
@@ -60,6 +61,8 @@ export class BinlogAssembler {
   private readonly signatures = new WeakMap<object, string>();
   /** Each captured table's columns as the stream last showed them (name, type). */
   private readonly seen = new Map<string, { name: string; type: string }[]>();
+  /** Column renames the binlog's ALTER TABLE statements named, by table, until the next shape of that table is compared. */
+  private readonly renameHints = new Map<string, [string, string][]>();
 
   constructor(
     private readonly database: string,
@@ -121,6 +124,8 @@ export class BinlogAssembler {
       return undefined;
     }
     if (upper === 'COMMIT' || upper === 'ROLLBACK') return this.commit(evt);
+    const ddl = renamesOf(text, evt.schema);
+    if (ddl && ddl.schema === this.database && this.tables.has(ddl.table) && ddl.renames.length) this.renameHints.set(ddl.table, [...(this.renameHints.get(ddl.table) ?? []), ...ddl.renames]);
     const t = TRUNCATE.exec(text);
     if (t) {
       const first = (t[1] ?? t[2])!.replace(/``/g, '`');
@@ -189,7 +194,9 @@ export class BinlogAssembler {
     const before = this.seen.get(table.name);
     if (before && JSON.stringify(before) === JSON.stringify(now)) return;
     this.seen.set(table.name, now);
-    const changes = diffColumns(before, now);
+    // ADD COLUMN … FIRST / AFTER puts a column anywhere: a place proves no rename here; the ALTER statement read before does.
+    const changes = diffColumns(before, now, false, this.renameHints.get(table.name));
+    this.renameHints.delete(table.name);
     // The transaction's GTID, or (MySQL without GTIDs) the row event's own position: stable either way.
     const at = this.tx.id ?? `${this.file}:${evt.nextPosition}`;
     (this.open ??= []).push({ m: schemaMessage(table.name, Promise.resolve({ table: shape, changes }), `mysql:${table.name}:${at}:schema:${this.n}`) });

@@ -52,7 +52,7 @@ function unclear(table: string, added: string[], gone: string[]): Error {
   const list = (names: string[], one: string, many: string): string => `${names.join(', ')} ${names.length > 1 ? many : one}`;
   return configError(
     `the columns of ${table}'s source changed: ${list(added, 'is new', 'are new')} and ${list(gone, 'is gone', 'are gone')}, and what was read does not tell a rename from a drop and an add (no run saw the columns before the change); nothing was written past it. ` +
-      `If you know which, make ${table} match (ALTER TABLE … RENAME COLUMN, or ADD and DROP COLUMN) and run again; or rebuild it: drop ${table} and the replication slot (bridge slots drop <slot>), and run again (the initial copy makes it anew)`,
+      `If you know which, make ${table} match (ALTER TABLE … RENAME COLUMN, or ADD and DROP COLUMN) and run again; or rebuild it: drop ${table} and start the capture again from its snapshot (another slot_name, or drop the slot with bridge slots drop / the binlog position kept under cdc:<slot_name>), and run again`,
   );
 }
 
