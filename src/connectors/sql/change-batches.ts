@@ -77,6 +77,8 @@ export class ReleasedChanges {
   private warned = false;
   /** The last items pushed are a part of a transaction whose commit has not come yet. */
   partial = false;
+  /** The last batch taken ended inside a transaction (cut in parts). */
+  private cutting = false;
 
   constructor(
     private readonly limit: number,
@@ -142,11 +144,20 @@ export class ReleasedChanges {
 
   /** The next batch (see takeTransactions), taken out. */
   take(max: number, strict: boolean): Taken {
-    const t = takeTransactions(this.ready, max, strict);
+    // The rest of a transaction already cut goes in parts of TRANSACTION_PART, not in batches as large as what waits: fewer changes in flight at once.
+    const t = takeTransactions(this.ready, max, strict, this.cutting ? Math.max(max, TRANSACTION_PART) : WHOLE_TRANSACTION_MAX);
+    this.cutting = t.commit === undefined && t.messages.length > 0 ? true : t.commit !== undefined ? this.endsInside(t) : this.cutting;
     this.ready.splice(0, t.used);
     this.count -= t.messages.length;
     this.flowControl();
     return t;
+  }
+
+  /** A batch that reached a commit still ends inside the next transaction when it took messages after that commit. */
+  private endsInside(t: Taken): boolean {
+    let after = 0;
+    for (let i = t.used - 1; i >= 0 && !('commit' in this.ready[i]!); i--) after++;
+    return after > 0;
   }
 
   private flowControl(): void {
