@@ -22,7 +22,8 @@ const servers = {
   },
   mariadb: {
     stop: () => execFileSync('mariadb-admin', ['-h', '127.0.0.1', '-u', 'root', 'shutdown']),
-    start: () => execFileSync('start-stop-daemon', ['--start', '--oknodo', '--background', '--exec', '/usr/sbin/mariadbd', '--', '--user=mysql']),
+    // By its pid file: the binlog MariaDB of scripts/mariadb-binlog.sh (port 3307) runs the same executable, and --exec alone finds it "already running".
+    start: () => execFileSync('start-stop-daemon', ['--start', '--oknodo', '--background', '--pidfile', '/run/mysqld/mysqld.pid', '--exec', '/usr/sbin/mariadbd', '--', '--user=mysql']),
     open: () => mysqlLike('mariadb'),
   },
 };
