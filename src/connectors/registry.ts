@@ -62,5 +62,5 @@ export async function splitSourceTable(ep: Endpoint, n: number, warn: (s: string
   return (await import('./sql/table-split.js')).splitTable(ep, n, warn);
 }
 
-/** `bridge slots`: PostgreSQL's replication slots, listed and dropped by the kind that knows them. */
-export const replicationSlots = () => import('./postgres/slots.js');
+/** `bridge slots`: PostgreSQL's replication slots, or the binlog captures a MariaDB/MySQL database keeps, listed and dropped by the kind that knows them. */
+export const replicationSlots = (kind: 'postgres' | 'binlog') => (kind === 'postgres' ? import('./postgres/slots.js') : import('./mysql/binlog-slots.js'));
