@@ -77,6 +77,25 @@ for (const kind of ['postgres', 'mariadb'] as const)
       expect(total).toBe(5000);
     }, 120_000);
 
+    it('a writing transaction that commits while the copy waits for it: the copy saves its end (the wait lists open transactions again, not the listing it had)', async () => {
+      const db = dbs[kind]!;
+      const t = `t_beside_commits_${kind}`;
+      await table(t);
+      const other = await session(kind);
+      await other.run('BEGIN');
+      await other.run(`INSERT INTO ${t}_other VALUES (1)`);
+      const out = path.join(dir, `${t}.ndjson`);
+      const run = bridge(['copy', db.url(t, 'cursor_id=nightly'), `file://${out}`, '--cursor-column', 'id', '--progress', 'none']);
+      // The copy has read its 1,000 rows and waits (up to 2 s) for the transactions open then.
+      await new Promise((r) => setTimeout(r, 1500));
+      await other.run('COMMIT');
+      await other.close();
+      const r = await run;
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/not saved past/);
+      expect(r.stderr).toMatch(/checkpoint nightly .* at id=1000/);
+    }, 60_000);
+
     it('a transaction that has written: the copy says what holds the position (session, age) and claims no position it did not save', async () => {
       const db = dbs[kind]!;
       const t = `t_beside_writer_${kind}`;

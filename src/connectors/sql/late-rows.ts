@@ -34,6 +34,8 @@ export class LateRows {
   private closedAt = 0;
   /** Taken right after this reader's last read: a listing started later can close its windows. */
   private readMark: number | undefined;
+  /** The read mark the last listing was asked for (see list). */
+  private listedAfter: number | undefined;
   private blockedSince = 0;
   /** Who holds each transaction name listed, and since when (see holders). */
   private about = new Map<string, { session: string; startedMs: number }>();
@@ -86,7 +88,8 @@ export class LateRows {
     const start = Date.now();
     while (this.tracking && this.frontier.pending && Date.now() - start < ms) {
       await sleep(Math.max(20, this.o.db.dialect.transactionListIntervalMs));
-      const open = await this.list();
+      // A listing newer than the last: the one taken after the read would show the same transactions open for good.
+      const open = await this.list(true);
       if (!open) continue;
       this.frontier.observe(open.open, Date.now());
       const late = await this.close(open, Date.now());
@@ -95,12 +98,16 @@ export class LateRows {
     return [];
   }
 
-  /** Other sessions' open transactions, listed after this reader's reads; undefined when not listed this time. */
-  private async list(): Promise<TransactionListing | undefined> {
+  /** Other sessions' open transactions, listed after this reader's reads (`fresh`: started now); undefined when not listed this time. */
+  private async list(fresh = false): Promise<TransactionListing | undefined> {
     if (!this.watching) return NONE;
     const watch = this.o.db.transactions;
     const clock = ['timestamp', 'timestamptz', 'date', 'time'].includes(this.o.q.column.type);
-    const open = await watch.since(this.readMark ?? watch.mark(), clock);
+    // The first listing after a read may be one taken for another reader; later ones must be newer than
+    // it, or a transaction it caught open (even one committing) would stay open for good.
+    const reuse = !fresh && this.readMark !== undefined && this.readMark !== this.listedAfter;
+    this.listedAfter = this.readMark;
+    const open = await watch.since(reuse ? this.readMark! : watch.mark(), clock);
     if (open?.about) {
       // Names of ended transactions are dropped now and then; the blockers' stay while they are listed.
       if (this.about.size > 10_000) this.about = new Map();
