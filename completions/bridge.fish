@@ -48,6 +48,7 @@ complete -c bridge -n '__fish_seen_subcommand_from copy' -l partition
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l path
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l polling-interval-ms
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l pool-idle-timeout-ms
+complete -c bridge -n '__fish_seen_subcommand_from copy' -l position-table
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l publication
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l receive-streamable
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l retry-after-max-ms
@@ -114,6 +115,7 @@ complete -c bridge -n '__fish_seen_subcommand_from tail' -l partition
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l path
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l polling-interval-ms
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l pool-idle-timeout-ms
+complete -c bridge -n '__fish_seen_subcommand_from tail' -l position-table
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l publication
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l receive-streamable
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l retry-after-max-ms
@@ -177,6 +179,7 @@ complete -c bridge -n '__fish_seen_subcommand_from serve' -l partition
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l path
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l polling-interval-ms
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l pool-idle-timeout-ms
+complete -c bridge -n '__fish_seen_subcommand_from serve' -l position-table
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l publication
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l receive-streamable
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l retry-after-max-ms
@@ -210,7 +213,7 @@ function __bridge_url
   if string match -q -- '*\?*' $cur
     set -l base (string replace -r '[?&][^?&]*$' '' -- $cur)
     set -l sep (string sub -s (math (string length -- $base) + 1) -l 1 -- $cur)
-    set -l fields table username password tls shared max_connections min_connections acquire_timeout_ms idle_timeout_ms max_lifetime_ms test_before_acquire auto_create_table bulk_copy columns extra_column key insert_query lookup_query select_query delete_after_read cursor_column cursor_id partition key_range cursor_lag_ms checkpoint_store source_metadata timestamps polling_interval_ms max_polling_interval_ms publication slot_name temporary_slot snapshot create_publication
+    set -l fields table username password tls shared max_connections min_connections acquire_timeout_ms idle_timeout_ms max_lifetime_ms test_before_acquire auto_create_table bulk_copy columns extra_column key insert_query position_table lookup_query select_query delete_after_read cursor_column cursor_id partition key_range cursor_lag_ms checkpoint_store source_metadata timestamps polling_interval_ms max_polling_interval_ms publication slot_name temporary_slot snapshot create_publication
     if string match -q -- 'http*' $cur
       set fields method path basic_auth custom_headers tls request_timeout_ms compression_enabled compression compression_threshold_bytes batch_concurrency pool_idle_timeout_ms tcp_keepalive_ms shared stream_response_to retry_after_max_ms concurrency_limit fire_and_forget spool_dir spool_max_bytes inline_response_fast_path internal_buffer_size message_id_header receive_streamable server_protocol workers headers_timeout_ms keep_alive_timeout_ms idempotency_window_ms max_body_bytes
     end

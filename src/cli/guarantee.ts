@@ -3,7 +3,7 @@ import type { RunMode } from '../core/route.js';
 
 /** What a route promises about delivery, as the dry run and the summary say it (issue 28, 4). */
 export interface Guarantee {
-  /** `at least once`, or `at least once, idempotent` where a re-sent message changes nothing. */
+  /** `exactly once`; `at least once, idempotent` where a re-sent message changes nothing; `at least once`. */
   mode: string;
   /** Why, in a sentence: what a stop re-sends, and what the sink does with it. */
   why: string;
@@ -35,6 +35,20 @@ function sinkEffect(src: Endpoint, dst: Endpoint): string {
   return dst.stdio ? 're-sent lines are printed again' : 're-sent lines are appended again (a torn last line is moved aside first)';
 }
 
+/** Where the sink keeps the route's position with its rows (issue 28), or undefined when it keeps none. */
+function keptInSink(src: Endpoint, dst: Endpoint): string | undefined {
+  const cursor = src.spec.name === 'database' && src.given.has('cursor_id') && src.fields.cursor_column !== undefined && src.fields.delete_after_read !== true && !src.given.has('publication');
+  if (!cursor) return undefined;
+  if (dst.spec.name === 'database') {
+    if (dst.fields.lookup_query !== undefined || dst.fields.position_table === 'none' || dst.fields.table === undefined) return undefined;
+    return `the position commits in the sink's transaction with the rows it stands for (table ${String(dst.fields.position_table)}), and a run resumes from it`;
+  }
+  if (dst.spec.name === 'ndjson' && !dst.stdio) return 'each batch is synced, then the file\'s length and the position are written beside it (<file>.bridge-position); a run cuts the file back to that length and resumes from that position';
+  return undefined;
+}
+
 export function guaranteeOf(command: RunMode, src: Endpoint, dst: Endpoint): Guarantee {
+  const kept = keptInSink(src, dst);
+  if (kept) return { mode: 'exactly once', why: `${kept}: a stop at any moment (kill -9 included) loses no row and repeats none` };
   return { mode: idempotentSink(src, dst) ? 'at least once, idempotent' : 'at least once', why: `${resent(src, command)}; ${sinkEffect(src, dst)}` };
 }

@@ -104,8 +104,12 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     const warn = (t: string): void => hub.warn(t);
     if (!a.dryRun) sink.prepare?.(warn);
     const info = (t: string): void => hub.info(t);
+    // Exactly once: a source with a position asks the sink for the one it keeps (opened once, when asked).
+    let kept: ReturnType<NonNullable<Sink['positions']>> | undefined;
+    const s = sink;
+    const sinkPositions = s.positions ? () => (kept ??= s.positions!(a.dryRun, warn).catch((e: unknown) => Promise.reject(e instanceof BridgeError ? e.on('sink') : e))) : undefined;
     // Which side failed to connect is half of the answer (PostgreSQL to PostgreSQL looks the same otherwise).
-    await source.open({ mode: a.command, batchSize: a.batchSize, warn, info, exitWhenDrained: a.exitWhenDrained, dryRun: a.dryRun, stop, limit: a.limit }).catch((e: unknown) => {
+    await source.open({ mode: a.command, batchSize: a.batchSize, warn, info, exitWhenDrained: a.exitWhenDrained, dryRun: a.dryRun, stop, limit: a.limit, sinkPositions }).catch((e: unknown) => {
       throw e instanceof BridgeError ? e.on('source') : e;
     });
     sourceTable = await source.describeTable?.(a.dryRun);

@@ -21,7 +21,7 @@ export class BridgeError extends Error {
 
   /** The same error, its message prefixed with the side it happened on (source or sink). */
   on(side: 'source' | 'sink'): BridgeError {
-    if (this.kind === 'rejected' || this.kind === 'config' || this.message.startsWith(`${side}: `)) return this;
+    if (this.kind === 'rejected' || this.kind === 'config' || /^(source|sink): /.test(this.message)) return this;
     return new BridgeError(this.kind, `${side}: ${this.message}`, { cause: this.cause, hint: this.hint, messageId: this.messageId });
   }
 

@@ -62,6 +62,11 @@ export class Message {
     return this.idValue;
   }
 
+  /** What the id is made from (`pg:<table>:<commit LSN>:<n>`…), when the producer gave one: a change source reads its place back from it. */
+  get seedText(): string | undefined {
+    return typeof this.seed === 'function' ? this.seed() : this.seed;
+  }
+
   get idHex(): string {
     return formatId(this.id);
   }

@@ -12,6 +12,22 @@ export interface RequestStats {
 /** How a route runs: `copy` drains and ends, `tail` follows until stopped, `serve` answers requests. */
 export type RunMode = 'copy' | 'tail' | 'serve';
 
+/**
+ * A route's position as a sink keeps it (exactly once): `route` names the route in the sink
+ * (`<cursor_id>@<source>`, `cdc:<slot>`), `text` is what the source resumes from.
+ */
+export interface CommitPosition {
+  route: string;
+  text: string;
+}
+
+/** The positions a sink keeps with its rows: a source resumes from them before its own checkpoint store. */
+export interface SinkPositions {
+  /** Where they are kept, for plans and messages ("table bridge_positions in the sink"). */
+  readonly description: string;
+  load(route: string): Promise<string | undefined>;
+}
+
 /** A batch read from a source, with the callbacks that move the source position. */
 export interface SourceBatch {
   /** One message per row; on a batch with `rows`, a getter that builds them only if read. */
@@ -20,6 +36,11 @@ export interface SourceBatch {
   rows?: RowSet;
   /** Human-readable source position after this batch (cursor value, LSN), for progress output. */
   position?: string;
+  /**
+   * The position after this batch for a sink that keeps positions (SourceContext.sinkPositions):
+   * committed in the transaction that writes the batch, so a kill never splits rows from position.
+   */
+  commit?: CommitPosition;
   /**
    * Called once the sink confirmed every message of this batch and of every batch before it, with
    * the sink's answers (index-aligned; undefined where it had none or the message was dead-lettered).
@@ -90,6 +111,11 @@ export interface SourceContext {
   stop?: AbortSignal;
   /** --limit: a source that gives whole transactions (change capture) keeps to `max` instead. */
   limit?: number;
+  /**
+   * The sink keeps positions with its rows (exactly once): a source with a position resumes from
+   * the sink's when it has one (it wins over the checkpoint store) and gives each batch `commit`.
+   */
+  sinkPositions?: () => Promise<SinkPositions | undefined>;
 }
 
 /** A consumer endpoint: yields batches, pulled by the pipeline (backpressure = not calling next). */
@@ -181,13 +207,22 @@ export interface Sink {
   /** Starts connecting before open() (while the source opens); open() reports a failure. */
   prepare?(warn: (text: string) => void): void;
   open(ctx: SinkContext): Promise<void>;
-  write(messages: Message[]): Promise<Reply[] | void>;
+  /**
+   * Exactly once: the positions this sink keeps with its rows (a SQL sink's position table,
+   * created on first use unless `dryRun`), opened before the source so that it resumes from them;
+   * undefined when the sink keeps none. Called after prepare(), before open().
+   */
+  positions?(dryRun: boolean, warn: (text: string) => void): Promise<SinkPositions | undefined>;
+  /** Writes a batch; with `commit`, the sink commits that position in the same transaction (see positions). */
+  write(messages: Message[], commit?: CommitPosition): Promise<Reply[] | void>;
   /**
    * Writes a batch of rows as one unit, without messages (SQL → SQL). Resolves false, having
    * written nothing, when the sink cannot take this batch as rows: the engine then writes its
    * messages. A rejection names no message: the engine retries the batch as messages to find it.
    */
-  writeRows?(rows: RowSet): Promise<boolean>;
+  writeRows?(rows: RowSet, commit?: CommitPosition): Promise<boolean>;
+  /** Commits a position alone: a batch without rows, or one written in parts (dead letters isolated). */
+  savePosition?(commit: CommitPosition): Promise<void>;
   /**
    * True when the sink writes the source's rows without touching a value (same columns, same
    * types, appends): a batch then costs its bytes only, and the route reads the source's large

@@ -1,7 +1,7 @@
 import { redact } from '../config/redact.js';
 import { BridgeError, isBridgeError, rejectedError } from '../core/errors.js';
 import { Message } from '../core/message.js';
-import type { Reply, Sink, SourceBatch } from '../core/route.js';
+import type { CommitPosition, Reply, Sink, SourceBatch } from '../core/route.js';
 import type { StatsHub } from '../stats/hub.js';
 import { withRetry, type RetryPolicy } from './retry.js';
 
@@ -35,15 +35,21 @@ function deadLetterOf(m: Message, error: Error): Message {
  */
 export async function deliverBatch(batch: SourceBatch, o: DeliverOptions): Promise<{ replies: Reply[] | void; dead: number }> {
   const rows = batch.rows;
+  // A sink that keeps positions commits the batch's with its rows (exactly once).
+  const commit = o.sink.savePosition ? batch.commit : undefined;
   if (rows && rows.count > 0 && o.sink.writeRows) {
     try {
-      if (await withRetry(() => o.sink.writeRows!(rows), o.retry)) return { replies: undefined, dead: 0 };
+      if (await withRetry(() => o.sink.writeRows!(rows, commit), o.retry)) return { replies: undefined, dead: 0 };
     } catch (e) {
       if (!isRejected(e)) throw e;
     }
     await rows.restore?.();
   }
-  return deliver(batch.messages, o);
+  if (commit && batch.messages.length === 0) {
+    await withRetry(() => o.sink.savePosition!(commit), o.retry);
+    return { replies: [], dead: 0 };
+  }
+  return deliver(batch.messages, o, commit);
 }
 
 /**
@@ -52,16 +58,18 @@ export async function deliverBatch(batch: SourceBatch, o: DeliverOptions): Promi
  * dead-letter endpoint and the rest is written; without one, the culprit is found by probing
  * (nothing kept) and the error names it.
  */
-export async function deliver(messages: Message[], o: DeliverOptions): Promise<{ replies: Reply[] | void; dead: number }> {
+export async function deliver(messages: Message[], o: DeliverOptions, commit?: CommitPosition): Promise<{ replies: Reply[] | void; dead: number }> {
   if (messages.length === 0) return { replies: [], dead: 0 };
   try {
-    return { replies: await withRetry(() => o.sink.write(messages), o.retry), dead: 0 };
+    return { replies: await withRetry(() => o.sink.write(messages, commit), o.retry), dead: 0 };
   } catch (e) {
     if (!isRejected(e)) throw e;
     if (o.deadLetter || o.rejectTo) {
       const counter = { dead: 0, written: 0 };
       try {
         const replies = await isolate(messages, e, { ...o, counter });
+        // The parts went in transactions of their own; the position follows them (a kill between re-sends the batch).
+        if (commit) await withRetry(() => o.sink.savePosition!(commit), o.retry);
         return { replies, dead: counter.dead };
       } catch (failure) {
         // Parts of the batch were committed before the failure: the summary counts what was written.

@@ -14,8 +14,7 @@ function congested() {
   const socket = Object.assign(new EventEmitter(), { write: () => false });
   const connection = { stream: socket, query() {}, sendCopyFail() {} };
   const streams: (Writable & { handleError(e: Error): void })[] = [];
-  const db = {
-    withConnection: async (fn: (c: unknown) => Promise<unknown>) =>
+  const withConnection = async (fn: (c: unknown) => Promise<unknown>) =>
       fn({
         client: {
           query: (stream: Writable & { submit(c: unknown): void; handleCopyInResponse(c: unknown): void; handleError(e: Error): void }) => {
@@ -25,8 +24,9 @@ function congested() {
             return stream;
           },
         },
-      }),
-  } as unknown as Database;
+      });
+  // No batch position pending: atomic() is withConnection (a COPY commits itself).
+  const db = { withConnection, atomic: withConnection, positionPending: () => false } as unknown as Database;
   return { socket, streams, db };
 }
 

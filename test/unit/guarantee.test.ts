@@ -7,8 +7,19 @@ import { guaranteeOf } from '../../src/cli/guarantee.js';
 const g = (command: 'copy' | 'tail' | 'serve', src: string, dst: string) =>
   guaranteeOf(command, resolveEndpoint(src, 'consumer', specForScheme), resolveEndpoint(dst, 'publisher', specForScheme));
 
+it('a cursor with cursor_id into a database or a file is exactly once: the position goes with the rows; none where the sink keeps no position', () => {
+  expect(g('tail', 'postgres://h/db?table=t&cursor_column=id&cursor_id=c', 'sqlite://./m.db?table=t&columns=auto')).toEqual({
+    mode: 'exactly once',
+    why: "the position commits in the sink's transaction with the rows it stands for (table bridge_positions), and a run resumes from it: a stop at any moment (kill -9 included) loses no row and repeats none",
+  });
+  expect(g('copy', 'mariadb://h/db?table=t&cursor_column=id&cursor_id=c', 'file://./out.ndjson').why).toMatch(/^each batch is synced, then the file's length and the position are written beside it/);
+  expect(g('copy', 'mariadb://h/db?table=t&cursor_column=id&cursor_id=c', '-').mode).toBe('at least once');
+  expect(g('copy', 'mariadb://h/db?table=t&cursor_column=id&cursor_id=c', 'postgres://h/db?table=t&position_table=none').mode).toBe('at least once');
+  expect(g('copy', 'mariadb://h/db?table=t&cursor_column=id&cursor_id=c', 'https://peer/x').mode).toBe('at least once');
+});
+
 it('a keyed upsert makes re-delivery idempotent; an append does not, and says what would', () => {
-  expect(g('tail', 'postgres://h/db?table=t&cursor_column=id&cursor_id=c', 'sqlite://./m.db?table=t&columns=auto&key=id')).toEqual({
+  expect(g('tail', 'postgres://h/db?table=t&cursor_column=id&cursor_id=c', 'sqlite://./m.db?table=t&columns=auto&key=id&position_table=none')).toEqual({
     mode: 'at least once, idempotent',
     why: 'a stop re-sends the rows after the last saved position (same message ids); the sink writes a re-sent row over itself by key (id): each row lands once',
   });

@@ -30,7 +30,7 @@ export async function checkBinlogServer(q: Query, kind: string): Promise<void> {
 }
 
 /** bridge's own checkpoint tables are never captured: their writes would feed back into the stream. */
-const CHECKPOINT_TABLE = /^bridge_cursors_/;
+const CHECKPOINT_TABLE = /^(bridge_cursors_|bridge_positions$)/;
 
 /**
  * The tables field as names of the URL's database: `a`, `a,b`, or `*` (its base tables with a

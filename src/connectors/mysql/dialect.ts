@@ -215,6 +215,13 @@ export class MysqlDialect extends Dialect {
     ];
   }
 
+  createPositionTable(table: string): string[] {
+    return [
+      `CREATE TABLE IF NOT EXISTS ${this.table(table)} (route VARCHAR(255) NOT NULL PRIMARY KEY, last_position LONGTEXT NOT NULL, seq BIGINT NOT NULL,
+        updated_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`,
+    ];
+  }
+
   upsertCheckpoint(table: string): string {
     return `INSERT INTO ${this.table(table)} (cursor_id, last_value, updated_at) VALUES (?, ?, CURRENT_TIMESTAMP(6))
             ON DUPLICATE KEY UPDATE last_value = VALUES(last_value), updated_at = VALUES(updated_at)`;

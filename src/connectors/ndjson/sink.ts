@@ -1,8 +1,9 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
-import type { DescribedColumn, PlanItem, Sink, SinkContext } from '../../core/route.js';
+import type { CommitPosition, DescribedColumn, PlanItem, Sink, SinkContext, SinkPositions } from '../../core/route.js';
+import { CommittedLength } from './committed-length.js';
 import { toEnvelopeLine } from './envelope.js';
 import { endAtLine, type LastLine } from './torn-tail.js';
 
@@ -35,8 +36,28 @@ export class NdjsonSink implements Sink {
   private chain: Promise<void> = Promise.resolve();
   private warn: (s: string) => void = () => {};
   private changesNoted = false;
+  /** Exactly once: the committed length and positions kept beside the file (positions()). */
+  private committed: CommittedLength | undefined;
+  /** The file's length after the last line written. */
+  private length = 0;
 
   constructor(private readonly ep: Endpoint) {}
+
+  /** A regular file keeps its committed length and the routes' positions beside it (`<file>.bridge-position`). */
+  async positions(dryRun: boolean, warn: (text: string) => void): Promise<SinkPositions | undefined> {
+    if (this.ep.stdio) return undefined;
+    const info = await stat(this.ep.file!).catch(() => undefined);
+    if (info && !info.isFile()) return undefined;
+    const c = new CommittedLength(this.ep.file!);
+    const kept = await c.load();
+    // The lines it stands for are gone (the file deleted or emptied to start over): the source's checkpoint decides.
+    if (kept && kept.length > 0 && !info?.size) {
+      warn(`${c.file} stands for ${kept.length} bytes of ${this.ep.file}, which is ${info ? 'empty' : 'missing'}: its positions are not used (the source's checkpoint is)`);
+      c.reset();
+    }
+    if (!dryRun) this.committed = c;
+    return { description: c.file, load: async (route) => c.position(route) };
+  }
 
   async open(ctx: SinkContext): Promise<void> {
     this.durable = ctx.durable;
@@ -49,11 +70,25 @@ export class NdjsonSink implements Sink {
       this.fh = await open(this.ep.file!, append ? 'a' : 'w');
       // Pipes and devices (/dev/null, FIFOs) cannot be synced; only regular files are.
       if (!(await this.fh.stat()).isFile()) this.durable = false;
-      else if (append) this.noteLastLine(await endAtLine(this.ep.file!));
+      // A file without a committed length (written before, or by someone else) only gets its torn last line moved aside.
+      else if (append && this.committed?.loaded) {
+        // What a killed run wrote after its last confirmed batch was never confirmed: it comes again.
+        const cut = await this.committed.cut(this.fh, this.ep.file!);
+        if (cut) this.warn(`cut ${cut} bytes a stopped run wrote after its last confirmed batch from ${this.ep.file} (that batch is delivered again)`);
+      } else if (append) this.noteLastLine(await endAtLine(this.ep.file!));
+      else await this.committed?.forget();
+      this.length = (await this.fh.stat()).size;
     } catch (e) {
+      if (e instanceof BridgeError) throw e;
       throw new BridgeError('config', `cannot write ${this.ep.file}: ${(e as Error).message}`, { cause: e });
     }
   }
+
+  /** Commits a position alone (a batch without lines). */
+  savePosition = async (commit: CommitPosition): Promise<void> => {
+    await this.chain;
+    await this.committed?.commit(this.length, commit.route, commit.text);
+  };
 
   private noteLastLine(r: LastLine): void {
     const why = 'part of a batch a stopped run was writing; that batch is delivered again';
@@ -61,14 +96,14 @@ export class NdjsonSink implements Sink {
     if (r.done === 'separated') this.warn(`${this.ep.file} cannot be cut (append-only): its unfinished last line (${r.bytes} bytes, ${why}) stays, on a line of its own`);
   }
 
-  write(messages: Message[]): Promise<void> {
+  write(messages: Message[], commit?: CommitPosition): Promise<void> {
     // Writes are serialised so lines keep the order of batches even if the caller overlaps them.
-    const run = this.chain.then(() => this.writeNow(messages));
+    const run = this.chain.then(() => this.writeNow(messages, commit));
     this.chain = run.catch(() => {});
     return run;
   }
 
-  private async writeNow(messages: Message[]): Promise<void> {
+  private async writeNow(messages: Message[], commit: CommitPosition | undefined): Promise<void> {
     if (!this.changesNoted && this.ep.fields.format !== 'envelope' && messages[0]?.metadata?.['bridge.op']) {
       this.changesNoted = true;
       this.warn('change capture into plain NDJSON: the operation (insert/update/delete) is only in message metadata, which plain lines do not keep; add ?format=envelope');
@@ -78,7 +113,10 @@ export class NdjsonSink implements Sink {
     else for (const m of messages) out += toLine(m) + '\n';
     if (this.fh) {
       await this.fh.write(out);
+      this.length += Buffer.byteLength(out);
       if (this.durable) await this.fh.datasync();
+      // After the lines are on disk: the length and the position they stand for.
+      if (this.committed && this.durable) await this.committed.commit(this.length, commit?.route, commit?.text);
       return;
     }
     await writeStdout(out);

@@ -3,6 +3,7 @@ import { diffColumns, schemaMessage, type SchemaShape, type StreamColumn } from 
 import { rowRenderer, type RenderColumn, type RenderOptions } from '../sql/render.js';
 import { RowFields, RowShape } from '../sql/row-fields.js';
 import { postgresKind } from './index.js';
+import type { ChangeNaming } from '../sql/change-position.js';
 import { formatLsn, type PgOutputMessage, type Relation, type Tuple } from './pgoutput.js';
 import { pgType } from './types.js';
 
@@ -41,6 +42,8 @@ export class ChangeAssembler {
   ) {
     for (const t of tables) this.listed.set(t, t);
   }
+
+  private resume: { end: bigint; partialFinal: bigint; partialCount: number } | undefined;
 
   /** Whether a transaction is being received (its changes are not released yet). */
   get inTransaction(): boolean {
@@ -161,7 +164,18 @@ export class ChangeAssembler {
   }
 
   private push(m: Message): void {
+    // Resuming from a sink's position: changes it already holds are not sent again (the index is the seed's n).
+    const r = this.resume;
+    if (r && (this.txLsn < r.end || (this.txLsn === r.partialFinal && this.txIndex - 1 < r.partialCount))) return;
     (this.openTx ??= []).push({ m });
+  }
+
+  /**
+   * Resumes after what a sink holds (exactly once): transactions that committed at or before `end`,
+   * and the first `partialCount` changes of the transaction whose commit LSN is `partialFinal`.
+   */
+  resumeAfter(end: bigint, partialFinal = -1n, partialCount = 0): void {
+    this.resume = { end, partialFinal, partialCount };
   }
 
   /** One row change: the new row, or for deletes the key columns (the whole row with REPLICA IDENTITY FULL). */
@@ -211,3 +225,12 @@ export class ChangeAssembler {
     return shape;
   }
 }
+
+/** Commits as LSNs; a change's transaction is its commit LSN in its id (`pg:<table>:<lsn>:<n>`, see seed). */
+export const PG_NAMING: ChangeNaming = {
+  show: formatLsn,
+  place: (seed) => {
+    const m = /:([0-9A-F]+\/[0-9A-F]+):(\d+)$/.exec(seed);
+    return m ? { tx: m[1]!, n: Number(m[2]) } : undefined;
+  },
+};

@@ -9,13 +9,15 @@ import { describeCaptured, explainStreamError, introspectAll, lostTemporarySlot,
 import { pgConfig } from './driver.js';
 import { postgresKind } from './index.js';
 import { RELEASED_MAX, ReleasedChanges, TRANSACTION_PART, WHOLE_TRANSACTION_MAX } from '../sql/change-batches.js';
-import { ChangeAssembler } from './cdc-changes.js';
+import { ChangeAssembler, PG_NAMING } from './cdc-changes.js';
 import { CopyPhase, InitialCopy } from './cdc-initial-copy.js';
 import { beginCapture, capturePlan } from './cdc-start.js';
 import { captureConfig, listCaptured, type CaptureConfig } from './cdc-config.js';
 import { LagWatch, stopCapture } from './cdc-stop.js';
 import { describeRelation, seedShapes } from './cdc-relation.js';
-import { formatLsn, type PgOutputMessage } from './pgoutput.js';
+import { formatLsn, parseLsn, type PgOutputMessage } from './pgoutput.js';
+import { ChangeSinkPosition } from '../sql/change-position.js';
+
 import { ReplicationStream } from './replication-stream.js';
 
 /**
@@ -51,6 +53,8 @@ export class CdcSource implements Source {
   private readonly lag = new LagWatch();
   /** snapshot=initial: the rows that existed before the slot, delivered before its stream. */
   private copying: CopyPhase | undefined;
+  /** The sink keeps the stream's position with its rows (exactly once): changes it holds are skipped. */
+  private sinkPos: ChangeSinkPosition | undefined;
 
   constructor(
     private readonly ep: Endpoint,
@@ -79,12 +83,23 @@ export class CdcSource implements Source {
     this.drainTarget = ready.walEnd;
     if (start.stopped) ctx.warn(`stopped while replication slot ${this.f.slot_name} was being created (it waits for every transaction that has written): no slot was left`);
     if ((this.stoppedEarly = start.stopped === true) || ctx.dryRun) return;
+    await this.resumeFromSink();
     if (start.copy?.snapshot && this.schemaMessages) await seedShapes(this.q, this.tables, (t, cols) => this.changes.seedShape(t, cols));
     if ('copy' in start && start.copy) {
       this.stream = stream;
       this.copying = await CopyPhase.open(this.initialCopy(), start.copy, start.progress, ctx.warn);
     } else await this.streamFromSlot(stream);
     this.lag.start(this.q, this.f.slot_name);
+  }
+
+  /** Exactly once: the sink's position wins over the slot's (the slot is confirmed up to it once streaming). */
+  private async resumeFromSink(): Promise<void> {
+    this.sinkPos = await ChangeSinkPosition.open(this.ctx.sinkPositions, `cdc:${this.f.slot_name}`, `postgres:${this.f.slot_name}`, PG_NAMING);
+    const kept = await this.sinkPos?.load();
+    if (!kept) return;
+    const end = kept.end ? parseLsn(kept.end) : 0n;
+    this.changes.resumeAfter(end, kept.partial ? parseLsn(kept.partial.tx) : -1n, kept.partial?.count ?? 0);
+    if (end > this.confirmed) this.confirmed = end;
   }
 
   private initialCopy(): InitialCopy {
@@ -208,7 +223,7 @@ export class CdcSource implements Source {
   /** The next batch: whole source transactions (see takeTransactions). */
   private take(max: number): SourceBatch {
     const split = () => this.ctx.warn(`a source transaction has more than ${WHOLE_TRANSACTION_MAX} changes of ${this.f.listed}: it is applied in parts, and until its last part lands the sink shows part of it`);
-    return this.released.batch(max, this.ctx.limit !== undefined, (lsn) => this.confirm(lsn), split);
+    return this.released.batch(max, this.ctx.limit !== undefined, (lsn) => this.confirm(lsn), split, (end, inside) => this.sinkPos?.commit(end, inside));
   }
 
   /** A captured table (the first unless named), so a sink can create a typed mirror of it (columns=auto + auto_create_table). */

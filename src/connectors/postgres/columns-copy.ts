@@ -96,7 +96,7 @@ export class PgColumnsWriter extends ColumnsWriter {
       const { chunks, format } = wire;
       set.release();
       try {
-        await this.db.withConnection((c) => copyRows(c as PgConnection, this.copySql(targets), chunks, format === 'binary'));
+        await this.db.atomic((c) => copyRows(c as PgConnection, this.copySql(targets), chunks, format === 'binary'));
         copyOutPool.give(chunks);
         return true;
       } catch (e) {
@@ -144,7 +144,7 @@ export class PgColumnsWriter extends ColumnsWriter {
     };
     const once = async (): Promise<void> => {
       const chunks = await encode();
-      await this.db.withConnection((c) => copyRows(c as PgConnection, this.copySql(cols), chunks, binary));
+      await this.db.atomic((c) => copyRows(c as PgConnection, this.copySql(cols), chunks, binary));
       this.pool.give(chunks);
     };
     if (alone) await once();
@@ -195,28 +195,22 @@ export class PgColumnsWriter extends ColumnsWriter {
     const d = this.db.dialect;
     const table = d.table(this.o.table);
     const keyNames = this.key?.map((k) => k.name);
-    await this.db.withConnection(async (c) => {
+    const single = groups.length === 1 && !keyNames;
+    // One COPY commits itself (or with the batch's position, in atomic's transaction); several go in one transaction.
+    await (single ? this.db.atomic.bind(this.db) : this.db.transaction.bind(this.db))(async (c) => {
       const conn = c as PgConnection;
-      const single = groups.length === 1 && !keyNames;
-      if (!single) await conn.query('BEGIN');
-      try {
-        for (const g of groups) {
-          const cols = g.cols.map((x) => d.quote(x.name)).join(', ');
-          const text = encode(g);
-          if (!keyNames) {
-            await copyChunks(conn, `COPY ${table} (${cols}) FROM STDIN`, text);
-            continue;
-          }
-          const tmp = d.quote(`bridge_upsert_${createHash('sha256').update(`${this.o.table}\0${cols}`).digest('hex').slice(0, 16)}`);
-          await conn.query(`CREATE TEMP TABLE IF NOT EXISTS ${tmp} ON COMMIT DELETE ROWS AS SELECT ${cols} FROM ${table} WITH NO DATA`);
-          await copyChunks(conn, `COPY ${tmp} (${cols}) FROM STDIN`, text);
-          const update = g.cols.map((x) => x.name).filter((n) => !keyNames.includes(n));
-          await conn.query(`INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${tmp}${d.upsertClause(keyNames, update)}`);
+      for (const g of groups) {
+        const cols = g.cols.map((x) => d.quote(x.name)).join(', ');
+        const text = encode(g);
+        if (!keyNames) {
+          await copyChunks(conn, `COPY ${table} (${cols}) FROM STDIN`, text);
+          continue;
         }
-        if (!single) await conn.query('COMMIT');
-      } catch (e) {
-        if (!single) await conn.query('ROLLBACK').catch(() => {});
-        throw e;
+        const tmp = d.quote(`bridge_upsert_${createHash('sha256').update(`${this.o.table}\0${cols}`).digest('hex').slice(0, 16)}`);
+        await conn.query(`CREATE TEMP TABLE IF NOT EXISTS ${tmp} ON COMMIT DELETE ROWS AS SELECT ${cols} FROM ${table} WITH NO DATA`);
+        await copyChunks(conn, `COPY ${tmp} (${cols}) FROM STDIN`, text);
+        const update = g.cols.map((x) => x.name).filter((n) => !keyNames.includes(n));
+        await conn.query(`INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${tmp}${d.upsertClause(keyNames, update)}`);
       }
     });
   }

@@ -47,7 +47,8 @@ class Session {
   ) {
     let opened!: () => void;
     const started = new Promise<void>((r) => (opened = r));
-    this.committed = db.withConnection(async (c) => {
+    // With a batch's position pending (exactly once), the COPY runs in a transaction that commits it too.
+    this.committed = db.atomic(async (c) => {
       const stream = (c as PgConnection).client.query(from(sql));
       this.stream = stream;
       // The stream may report more than one error; `committed` carries the first.
@@ -143,7 +144,8 @@ export class CopyAppender {
     s.batches++;
     for (const c of chunks) s.bytes += c.length;
     const written = s.write(chunks);
-    if (s.batches >= this.limits.batches || s.bytes >= this.limits.bytes) this.flush();
+    // A COPY carrying a batch's position holds that batch alone: the next batch's rows must not commit under it.
+    if (s.batches >= this.limits.batches || s.bytes >= this.limits.bytes || this.db.positionPending()) this.flush();
     else this.arm();
     await written;
     await s.committed;

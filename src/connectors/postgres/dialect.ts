@@ -162,6 +162,10 @@ export class PostgresDialect extends Dialect {
     return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (cursor_id VARCHAR(255) PRIMARY KEY, last_value TEXT NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now())`];
   }
 
+  createPositionTable(table: string): string[] {
+    return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (route VARCHAR(255) PRIMARY KEY, last_position TEXT NOT NULL, seq BIGINT NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now())`];
+  }
+
   upsertCheckpoint(table: string): string {
     return `INSERT INTO ${this.table(table)} (cursor_id, last_value, updated_at) VALUES ($1, $2, now())
             ON CONFLICT (cursor_id) DO UPDATE SET last_value = EXCLUDED.last_value, updated_at = EXCLUDED.updated_at`;

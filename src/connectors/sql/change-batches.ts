@@ -1,5 +1,5 @@
 import type { Message } from '../../core/message.js';
-import type { SourceBatch } from '../../core/route.js';
+import type { CommitPosition, SourceBatch } from '../../core/route.js';
 
 /** A change source's transaction as it releases it: its messages, then its commit (a number that grows with each commit: an LSN, a binlog sequence). */
 export type Item = { m: Message } | { commit: bigint };
@@ -79,6 +79,8 @@ export class ReleasedChanges {
   partial = false;
   /** The last batch taken ended inside a transaction (cut in parts). */
   private cutting = false;
+  /** The last commit a batch has taken (what a sink's position stands after, with the part of a transaction after it). */
+  private lastCommit: bigint | undefined;
 
   constructor(
     private readonly limit: number,
@@ -91,8 +93,12 @@ export class ReleasedChanges {
    * The next batch; its ack confirms the commit it ends on (`confirm`). The first transaction cut
    * in parts (over WHOLE_TRANSACTION_MAX) is told to `warn`.
    */
-  batch(max: number, strict: boolean, confirm: (lsn: bigint) => void, warn: () => void): SourceBatch {
+  batch(max: number, strict: boolean, confirm: (lsn: bigint) => void, warn: () => void, position?: (commit: bigint | undefined, inside: Message | undefined) => CommitPosition | undefined): SourceBatch {
     const { messages, commit, split } = this.take(max, strict);
+    if (commit !== undefined) this.lastCommit = commit;
+    // The batch's last message, when the batch ends inside a transaction (no commit after it).
+    const inside = this.cutting ? messages[messages.length - 1] : undefined;
+    const kept = position?.(this.lastCommit, inside);
     // Ending without a commit, the batch ends inside a transaction released in parts.
     if ((split || (commit === undefined && messages.length > 0)) && !this.warned) {
       this.warned = true;
@@ -104,8 +110,8 @@ export class ReleasedChanges {
       if (commit !== undefined) confirm(commit);
     };
     const shown = commit === undefined ? undefined : this.show(commit);
-    const position = shown === undefined ? {} : { position: shown };
-    return { messages, ...position, ack, release: async () => void this.inFlight-- };
+    const shownAt = shown === undefined ? {} : { position: shown };
+    return { messages, ...shownAt, ...(kept ? { commit: kept } : {}), ack, release: async () => void this.inFlight-- };
   }
 
   /** Messages waiting. */

@@ -67,6 +67,22 @@ export class Frontier {
     return this.windows[0]?.open ?? [];
   }
 
+  /** Identities delivered above the frontier, each as often as delivered (what a sink's position keeps, issue 28). */
+  aboveIds(): string[] {
+    const out: string[] = [];
+    for (const [id, n] of this.delivered) for (let i = 0; i < n; i++) out.push(id);
+    return out;
+  }
+
+  /**
+   * Resumes where a sink's position says a run stood: `ids` were delivered above the frontier, up
+   * to `high`. One window covers them; the transactions it waits for are those open at the next
+   * listing (any that could still commit below `high` is open then, or has committed and is read).
+   */
+  restore(high: Position, ids: string[]): void {
+    this.read(high, ids, 0);
+  }
+
   /** A poll read `ids` up to `upTo`; the transactions to wait for are noted by the next observe(). */
   read(upTo: Position, ids: string[], now: number): void {
     this.high = upTo;

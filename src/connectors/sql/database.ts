@@ -3,6 +3,7 @@ import { BridgeError, transientError } from '../../core/errors.js';
 import type { PoolStats } from '../../core/route.js';
 import type { KindDriver } from './kind.js';
 import { AcquireTimeout, Pool } from './pool.js';
+import { positionOf } from './sink-position.js';
 import { TransactionWatch } from './transaction-watch.js';
 import type { SqlConnection, SqlResult } from './types.js';
 
@@ -53,6 +54,34 @@ export class Database {
     }
   }
 
+  /**
+   * Runs `fn` on one connection as the one transaction that writes a batch: with the batch's
+   * position pending (exactly once, sink-position.ts) inside BEGIN … COMMIT that commits it too;
+   * otherwise as `withConnection` (a COPY commits itself).
+   */
+  async atomic<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
+    return this.positionPending() ? this.transaction(fn) : this.withConnection(fn);
+  }
+
+  /** Whether a batch's position waits to be committed by the next write transaction on this database. */
+  positionPending(): boolean {
+    const p = positionOf(this);
+    return p !== undefined && !p.committed;
+  }
+
+  /**
+   * Inside a write transaction, just before COMMIT: moves the pending position of the batch (if
+   * any). A second write transaction under one batch would commit rows after its position, which a
+   * kill between the two would lose: that is a bug in a writer, and it stops the run.
+   */
+  private async commitPosition(conn: SqlConnection): Promise<void> {
+    const p = positionOf(this);
+    if (!p) return;
+    if (p.committed) throw new BridgeError('fatal', 'a batch was written in two transactions after its position was committed (this is a bug, please report it)');
+    await p.table.commitIn(conn, p);
+    p.committed = true;
+  }
+
   /** Runs `fn` in a transaction on one connection; rolls back and classifies on failure. */
   async transaction<T>(fn: (conn: SqlConnection) => Promise<T>, write = true): Promise<T> {
     const tx = await this.begin(write);
@@ -83,6 +112,15 @@ export class Database {
     let failure: unknown;
     const finish = async (sql: string): Promise<void> => {
       if (done) return;
+      if (sql === 'COMMIT' && write) {
+        try {
+          await this.commitPosition(conn);
+        } catch (e) {
+          failure = e;
+          await finish('ROLLBACK');
+          throw e;
+        }
+      }
       done = true;
       try {
         await conn.query(sql);

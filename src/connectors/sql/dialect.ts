@@ -45,6 +45,8 @@ export abstract class Dialect {
   abstract createCheckpointTable(table: string): string[];
   /** Upsert of (cursor_id, last_value) into the checkpoint table, with params 1 and 2. */
   abstract upsertCheckpoint(table: string): string;
+  /** Statements that create a sink's position table if missing: (route PK, last_position, seq, updated_at), see sink-position.ts. */
+  abstract createPositionTable(table: string): string[];
   /** SQL expression for "now + seconds" comparable with the queue's locked_until column. */
   abstract leaseUntil(seconds: number): string;
   abstract readonly now: string;
@@ -93,6 +95,11 @@ export abstract class Dialect {
 
   limit(n: number): string {
     return ` LIMIT ${n}`;
+  }
+
+  /** A query that returns one row when the table has any. */
+  anyRow(table: string): string {
+    return `SELECT 1 FROM ${this.table(table)} LIMIT 1`;
   }
 
   /**

@@ -1,7 +1,8 @@
 import { envelopeValue, makeEnvelope, readEnvelope, type CheckpointStore } from '../../checkpoint/envelope.js';
 import { Lease } from '../../checkpoint/lease.js';
 import type { Message } from '../../core/message.js';
-import type { PlanItem, SourceBatch } from '../../core/route.js';
+import type { PlanItem, SinkPositions, SourceBatch } from '../../core/route.js';
+import { CursorSinkPosition } from './cursor-position.js';
 import { Frontier, type Position } from './cursor-frontier.js';
 import { CursorQuery } from './cursor-query.js';
 import type { Database } from './database.js';
@@ -31,12 +32,16 @@ export interface CursorOptions {
    */
   settleMs: number;
   warn(text: string): void;
+  /** The sink keeps positions with its rows (exactly once): resume from its, and give each batch its commit. */
+  sinkPositions?: (() => Promise<SinkPositions | undefined>) | undefined;
 }
 
 /** Key types whose exact text binds back as a comparison value on every kind. */
 const TEXT_COMPARABLE = new Set<LogicalType>(['int', 'bigint', 'decimal', 'text', 'uuid', 'date', 'timestamp', 'timestamptz']);
 /** Rows delivered above the frontier before reading stops to wait for it (memory, and duplicates after a crash). */
 const MAX_ABOVE = 200_000;
+/** The same, when a sink keeps the position: their identities go into every batch's position. */
+const MAX_ABOVE_KEPT = 20_000;
 
 /**
  * Cursor paging that loses nothing under concurrent writers. Pages are keyset on (cursor, key)
@@ -61,6 +66,7 @@ export class CursorReader implements Reader {
   private resumed: string | undefined;
   private lease: Lease | undefined;
   private stored: string | undefined;
+  private sinkPos: CursorSinkPosition | undefined;
   private readonly sourceName: string;
   private readonly isInt: boolean;
   /** The cursor is the table's integer primary key: values are unique (see Frontier.readDense). */
@@ -98,7 +104,16 @@ export class CursorReader implements Reader {
         this.resumed = this.saved;
       }
     }
+    // The sink's position wins: it was committed with the rows it stands for.
+    this.sinkPos = await CursorSinkPosition.open(this.o.sinkPositions, this.sourceName, this.o.cursorId);
+    const kept = await this.sinkPos?.load();
+    if (kept) {
+      start = kept.frontier;
+      this.resumed = `${start ? this.q.describe(start) : 'the start'} (the position kept in ${this.sinkPos!.describe()})`;
+      if (dryRun) this.stored = this.resumed;
+    }
     this.late = new LateRows({ db: this.o.db, q: this.q, table: this.o.table, select: this.o.select ?? '*', lagMs: this.o.lagMs, warn: this.o.warn, messages: (res) => this.messages(res) }, start);
+    if (kept?.high && kept.above.length) this.frontier.restore(kept.high, kept.above);
     await this.late.start();
     // A unique integer cursor has no ties; the kinds that list open transactions wait for them instead.
     if (!this.late.tracking && !this.dense)
@@ -155,7 +170,7 @@ export class CursorReader implements Reader {
     // Untracked kinds: ties committed since the last read, at its highest cursor value.
     if (this.ties) messages.push(...(await this.ties.reread(this.frontier.high)));
     read = messages.length;
-    if (this.frontier.above < MAX_ABOVE) {
+    if (this.frontier.above < (this.sinkPos ? MAX_ABOVE_KEPT : MAX_ABOVE)) {
       const params: unknown[] = [];
       const res = await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)} WHERE ${this.q.after(this.frontier.high, params)} ORDER BY ${this.q.orderBy()}${d.limit(max)}`, params);
       const rows = !this.q.keyed && res.rows.length >= max ? await wholeRuns(this.o, res, max) : res.rows;
@@ -185,6 +200,7 @@ export class CursorReader implements Reader {
     return {
       messages,
       position: this.position(),
+      commit: this.sinkPos?.commit(this.frontier),
       ack: async () => {
         await this.save(frontier);
         this.unacked--;

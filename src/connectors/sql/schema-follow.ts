@@ -1,5 +1,7 @@
 import { configError } from '../../core/errors.js';
-import type { ColumnChange, SchemaShape } from '../../core/schema-change.js';
+import type { Message } from '../../core/message.js';
+import { schemaOf, type ColumnChange, type SchemaShape } from '../../core/schema-change.js';
+import { withoutPosition } from './sink-position.js';
 import type { AlterColumn } from './alter-column.js';
 import { fitKeys } from './create-typed.js';
 import type { Database } from './database.js';
@@ -83,4 +85,25 @@ export async function followSchema(db: Database, table: string, shape: SchemaSha
   });
   warn(`${table} follows its source's columns (${what}): ${ddl.join('; ')}`);
   return true;
+}
+
+/**
+ * A batch of change capture with schema messages: the changes before each are written with the
+ * columns they have, then the mirror follows the new columns (`follow`), then the rest. The parts
+ * before the last go without the batch's position (the last write commits it): a kill between them
+ * re-sends the batch, which a mirror writes over by key.
+ */
+export async function writeAcrossSchema(db: Database, messages: Message[], o: { write(part: Message[]): Promise<unknown>; follow(shape: SchemaShape): Promise<void> }): Promise<void> {
+  let from = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const shape = schemaOf(messages[i]!);
+    if (!shape) continue;
+    const part = messages.slice(from, i);
+    if (part.length) await withoutPosition(() => o.write(part));
+    from = i + 1;
+    await withoutPosition(async () => o.follow(await shape));
+  }
+  if (from < messages.length) await o.write(messages.slice(from));
+  // The batch ended with a column change: the position goes alone (nothing to write with it).
+  else if (db.positionPending()) await db.transaction(async () => {});
 }

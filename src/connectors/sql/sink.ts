@@ -1,20 +1,20 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, configError, rejectedError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
-import type { DescribedTable, PlanItem, PoolStats, Reply, Sink, SinkContext } from '../../core/route.js';
+import type { CommitPosition, DescribedTable, PlanItem, PoolStats, Reply, Sink, SinkContext, SinkPositions } from '../../core/route.js';
 import type { RowSet } from '../../core/row-set.js';
 import { openDatabase, type Database } from './database.js';
 import { loadKind } from './kind.js';
 import { parseTemplate, parseTokenQuery } from './tokens.js';
-import { typedTable } from './create-typed.js';
+import { sinkTable } from './sink-table.js';
 import { ColumnsWriter, type ColumnsOptions } from './write-columns.js';
 import { DefaultWriter } from './write-default.js';
 import { LookupWriter } from './write-lookup.js';
 import { TokenWriter } from './write-tokens.js';
 import type { Writer } from './writer.js';
-import { schemaOf } from '../../core/schema-change.js';
-import { followSchema } from './schema-follow.js';
+import { followSchema, writeAcrossSchema } from './schema-follow.js';
 import type { TableInfo } from './types.js';
+import { openPositions, type PositionKeeper } from './sink-position.js';
 
 /**
  * The database publisher: picks the writer from the fields (default insert, insert_query tokens,
@@ -32,10 +32,12 @@ export class SqlSink implements Sink {
   private columnsCtx: SinkContext | undefined;
   private warn: (s: string) => void = () => {};
   /** Present when the writer takes rows from a SQL table without messages (columns=auto). */
-  writeRows: ((rows: RowSet) => Promise<boolean>) | undefined;
+  writeRows: ((rows: RowSet, commit?: CommitPosition) => Promise<boolean>) | undefined;
   largeRowBatches = false;
   wireFormat: string | undefined;
   rowConcurrency: number | undefined;
+  /** Exactly once: the position table this sink commits routes' positions into (positions()). */
+  private keeper: PositionKeeper | undefined;
 
   constructor(private readonly ep: Endpoint) {}
 
@@ -52,6 +54,24 @@ export class SqlSink implements Sink {
     this.connecting = loadKind(this.ep.kind).then((driver) => openDatabase(this.ep, driver, warn));
     this.connecting.catch(() => {});
   }
+
+  /**
+   * The position table (position_table, created on first use unless a dry run): the source resumes
+   * from it, and each batch's position commits with its rows. None for lookup_query (it writes nothing).
+   */
+  async positions(dryRun: boolean, warn: (text: string) => void): Promise<SinkPositions | undefined> {
+    if (this.ep.fields.lookup_query !== undefined) return undefined;
+    const driver = await loadKind(this.ep.kind);
+    this.connecting ??= openDatabase(this.ep, driver, warn);
+    const opened = await openPositions(this.ep, this.table, (await this.connecting).db, dryRun, warn);
+    this.keeper = opened?.keeper;
+    return opened?.book;
+  }
+
+  /** Commits a position alone (a batch without rows, or one whose rows went in parts). */
+  savePosition = async (commit: CommitPosition): Promise<void> => {
+    await this.keeper?.save(commit);
+  };
 
   async open(ctx: SinkContext): Promise<void> {
     const f = this.ep.fields;
@@ -72,29 +92,9 @@ export class SqlSink implements Sink {
     const opened = await (this.connecting ?? openDatabase(this.ep, driver, ctx.warn));
     this.db = opened.db;
     this.releaseDb = opened.release;
-    const d = this.db.dialect;
-    const create = f.auto_create_table === true;
-    // columns=auto creates a typed copy of the source table; anything else the queue shape (contract §4.1).
-    let info = await d.introspect({ query: (s, p) => this.db.query(s, p) }, this.table);
-    if (create && !info.exists) {
-      const typed = f.columns === 'auto' ? typedTable(d, this.table, ctx.sourceTable, 'non-database') : undefined;
-      const ddl = typed?.ddl ?? d.createQueueTable(this.table);
-      this.createdPlan = typed?.plan ?? [];
-      if (ctx.dryRun) {
-        this.created = typed ? ` (would be created: ${ddl.join('; ')})` : ' (would be created, queue shape)';
-        if (typed) info = typed.info;
-      } else {
-        const lock = d.ddlLock(this.table);
-        await this.db.transaction(async (c) => {
-          if (lock) await c.query(lock);
-          for (const sql of ddl) await c.query(sql);
-        });
-        this.created = typed ? ` (created from the source's columns: ${ddl.join('; ')})` : ' (created if missing, queue shape)';
-        info = await d.introspect({ query: (s, p) => this.db.query(s, p) }, this.table);
-      }
-    }
-    const dryCreate = !info.exists && create && ctx.dryRun;
-    if (!info.exists && !dryCreate) throw configError(`table ${this.table} does not exist in the ${this.ep.kind} sink: create it, or set auto_create_table=true`);
+    const { info, created, createdPlan, dryCreate } = await sinkTable(this.db, this.ep, ctx);
+    this.created = created;
+    this.createdPlan = createdPlan;
 
     if (lookup) this.writer = new LookupWriter(this.db, lookup, f.lookup_query as string);
     else if (bulkCopy) {
@@ -145,23 +145,17 @@ export class SqlSink implements Sink {
     this.takeRows();
   }
 
-  /**
-   * A batch of change capture with schema messages: the changes before each are written with the
-   * columns they have, then the mirror follows the new columns (followSchema), then the rest.
-   */
-  private async writeAcrossSchema(messages: Message[]): Promise<void> {
-    let from = 0;
-    for (let i = 0; i < messages.length; i++) {
-      const shape = schemaOf(messages[i]!);
-      if (!shape) continue;
-      if (i > from) await this.write(messages.slice(from, i));
-      from = i + 1;
-      // Only a mirror (columns=auto) has columns to keep in step; other writers skip these messages.
-      if (!(this.writer instanceof ColumnsWriter)) continue;
-      const manage = this.ep.fields.auto_create_table === true;
-      if (await followSchema(this.db, this.table, await shape, manage, this.warn)) await this.makeColumnsWriter(await this.db.dialect.introspect({ query: (s, p) => this.db.query(s, p) }, this.table));
-    }
-    if (from < messages.length) await this.write(messages.slice(from));
+  /** A batch of change capture with schema messages: see writeAcrossSchema. */
+  private async writeWithSchema(messages: Message[]): Promise<void> {
+    const manage = this.ep.fields.auto_create_table === true;
+    await writeAcrossSchema(this.db, messages, {
+      write: (part) => this.writeNow(part),
+      follow: async (shape) => {
+        // Only a mirror (columns=auto) has columns to keep in step; other writers skip these messages.
+        if (!(this.writer instanceof ColumnsWriter)) return;
+        if (await followSchema(this.db, this.table, shape, manage, this.warn)) await this.makeColumnsWriter(await this.db.dialect.introspect({ query: (s, p) => this.db.query(s, p) }, this.table));
+      },
+    });
   }
 
   private async takeRowsOf(source: DescribedTable | undefined): Promise<void> {
@@ -174,12 +168,18 @@ export class SqlSink implements Sink {
 
   private takeRows(): void {
     const w = this.writer;
-    if (w.writeRows) this.writeRows = (rows) => w.writeRows!(rows);
+    if (!w.writeRows) return;
+    this.writeRows = (rows, commit) => (commit && this.keeper ? this.keeper.write(commit, () => w.writeRows!(rows), (took) => took) : w.writeRows!(rows));
   }
 
-  async write(messages: Message[]): Promise<Reply[] | void> {
+  async write(messages: Message[], commit?: CommitPosition): Promise<Reply[] | void> {
+    if (commit && this.keeper) return this.keeper.write(commit, () => this.writeNow(messages));
+    return this.writeNow(messages);
+  }
+
+  private async writeNow(messages: Message[]): Promise<Reply[] | void> {
     if (messages.length === 0) return;
-    if (messages.some((m) => m.metadata?.['bridge.op'] === 'schema')) return this.writeAcrossSchema(messages);
+    if (messages.some((m) => m.metadata?.['bridge.op'] === 'schema')) return this.writeWithSchema(messages);
     if (!this.changesNoted && !(this.writer instanceof ColumnsWriter) && messages[0]!.metadata?.['bridge.op']) {
       this.changesNoted = true;
       this.warn(`change capture into ${this.table}: the operation (insert/update/delete) is only in message metadata, which this insert does not keep; use columns=auto&key=<primary key> to mirror the table`);

@@ -112,6 +112,7 @@ export class SqlSource implements Source {
         lagMs: f.cursor_lag_ms as number,
         settleMs: this.ctx.mode === 'copy' || this.ctx.exitWhenDrained ? 2000 : 0,
         warn: this.ctx.warn,
+        sinkPositions: this.ctx.sinkPositions,
       });
       await reader.start(!this.ctx.dryRun, this.ctx.dryRun);
       return reader;

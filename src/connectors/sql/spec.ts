@@ -56,6 +56,14 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
     roles: PUBLISHER,
     description: 'Custom INSERT: `?` binds the whole payload; ${payload:field} and ${metadata:key} bind single values.',
   },
+  {
+    name: 'position_table',
+    type: 'string',
+    default: 'bridge_positions',
+    roles: PUBLISHER,
+    description:
+      'Exactly once: where the sink keeps the position of each route that has one (cursor_id, change capture), written in the same transaction as the rows it stands for; created on first use in the schema of table. none = keep no position in the sink (at least once, as the source checkpoint alone gives).',
+  },
   { name: 'lookup_query', type: 'string', roles: PUBLISHER, description: 'SELECT whose first row answers each message; IN (${payload:id}) answers a batch in one query.' },
   {
     name: 'select_query',

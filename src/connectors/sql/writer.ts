@@ -52,10 +52,10 @@ export abstract class StatementWriter implements Writer {
     await this.execute(this.statements(messages));
   }
 
-  /** Runs statements as one transaction (a single statement is its own). */
+  /** Runs statements as one transaction (a single statement is its own, unless a position commits with it). */
   protected async execute(st: Statement[]): Promise<void> {
     if (st.length === 0) return;
-    if (st.length === 1) {
+    if (st.length === 1 && !this.db.positionPending()) {
       await this.db.query(st[0]!.sql, st[0]!.params);
       return;
     }

@@ -200,6 +200,10 @@ export class SqliteDialect extends Dialect {
     return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (cursor_id VARCHAR(255) PRIMARY KEY, last_value TEXT NOT NULL, updated_at TEXT NOT NULL DEFAULT (${NOW}))`];
   }
 
+  createPositionTable(table: string): string[] {
+    return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (route TEXT PRIMARY KEY, last_position TEXT NOT NULL, seq INTEGER NOT NULL, updated_at TEXT NOT NULL DEFAULT (${NOW}))`];
+  }
+
   upsertCheckpoint(table: string): string {
     return `INSERT INTO ${this.table(table)} (cursor_id, last_value, updated_at) VALUES (?, ?, ${NOW})
             ON CONFLICT (cursor_id) DO UPDATE SET last_value = excluded.last_value, updated_at = excluded.updated_at`;

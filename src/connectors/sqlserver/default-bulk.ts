@@ -17,7 +17,8 @@ export class MssqlDefaultWriter extends DefaultWriter {
   warn: (s: string) => void = () => {};
 
   override async write(messages: Message[]): Promise<void> {
-    if (!this.bulk || messages.length < BULK_FROM) return super.write(messages);
+    // A bulk load commits on its own: with a position to commit alongside, INSERTs in one transaction.
+    if (!this.bulk || messages.length < BULK_FROM || this.db.positionPending()) return super.write(messages);
     const values = messages.map((m) => this.payloadValue(m));
     const binary = Buffer.isBuffer(values[0]);
     try {

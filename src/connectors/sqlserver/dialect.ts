@@ -70,6 +70,10 @@ export class SqlServerDialect extends Dialect {
     return `@p${index}`;
   }
 
+  override anyRow(table: string): string {
+    return `SELECT TOP 1 1 FROM ${this.table(table)}`;
+  }
+
   override limit(n: number): string {
     // Every paging query here has an ORDER BY, which OFFSET/FETCH requires.
     return ` OFFSET 0 ROWS FETCH NEXT ${n} ROWS ONLY`;
@@ -153,6 +157,12 @@ export class SqlServerDialect extends Dialect {
   createCheckpointTable(table: string): string[] {
     return [
       `IF OBJECT_ID(N'${this.objectName(table)}', N'U') IS NULL CREATE TABLE ${this.table(table)} (cursor_id NVARCHAR(255) NOT NULL PRIMARY KEY, last_value NVARCHAR(MAX) NOT NULL, updated_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME())`,
+    ];
+  }
+
+  createPositionTable(table: string): string[] {
+    return [
+      `IF OBJECT_ID(N'${this.objectName(table)}', N'U') IS NULL CREATE TABLE ${this.table(table)} (route NVARCHAR(255) NOT NULL PRIMARY KEY, last_position NVARCHAR(MAX) NOT NULL, seq BIGINT NOT NULL, updated_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME())`,
     ];
   }
 
