@@ -38,17 +38,22 @@ function sinkEffect(src: Endpoint, dst: Endpoint): string {
 /** Where the sink keeps the route's position with its rows (issue 28), or undefined when it keeps none. */
 function keptInSink(src: Endpoint, dst: Endpoint): string | undefined {
   const cursor = src.spec.name === 'database' && src.given.has('cursor_id') && src.fields.cursor_column !== undefined && src.fields.delete_after_read !== true && !src.given.has('publication');
-  if (!cursor) return undefined;
+  const changes = src.given.has('publication') || src.spec.name === 'change-capture';
+  // Several captured tables go into their sink tables in transactions of their own: no one position stands for a batch.
+  const several = src.spec.name === 'change-capture' && /[,*]/.test(String(src.fields.tables ?? ''));
+  if (!cursor && !changes) return undefined;
+  const stop = ': a stop at any moment (kill -9 included) loses no row and repeats none';
+  const copy = changes && src.fields.snapshot !== 'never' ? '; but an initial copy stopped part-way is read again from where it stopped, and the changes made since the slot are sent again (a keyed mirror writes them over)' : '';
   if (dst.spec.name === 'database') {
-    if (dst.fields.lookup_query !== undefined || dst.fields.position_table === 'none' || dst.fields.table === undefined) return undefined;
-    return `the position commits in the sink's transaction with the rows it stands for (table ${String(dst.fields.position_table)}), and a run resumes from it`;
+    if (dst.fields.lookup_query !== undefined || dst.fields.position_table === 'none' || several || (dst.fields.table === undefined && !changes)) return undefined;
+    return `the position commits in the sink's transaction with the rows it stands for (table ${String(dst.fields.position_table)}), and a run resumes from it${stop}${copy}`;
   }
-  if (dst.spec.name === 'ndjson' && !dst.stdio) return 'each batch is synced, then the file\'s length and the position are written beside it (<file>.bridge-position); a run cuts the file back to that length and resumes from that position';
+  if (dst.spec.name === 'ndjson' && !dst.stdio) return `each batch is synced, then the file's length and the position are written beside it (<file>.bridge-position); a run cuts the file back to that length and resumes from that position${stop}${copy}`;
   return undefined;
 }
 
 export function guaranteeOf(command: RunMode, src: Endpoint, dst: Endpoint): Guarantee {
   const kept = keptInSink(src, dst);
-  if (kept) return { mode: 'exactly once', why: `${kept}: a stop at any moment (kill -9 included) loses no row and repeats none` };
+  if (kept) return { mode: 'exactly once', why: kept };
   return { mode: idempotentSink(src, dst) ? 'at least once, idempotent' : 'at least once', why: `${resent(src, command)}; ${sinkEffect(src, dst)}` };
 }

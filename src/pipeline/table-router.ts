@@ -1,6 +1,6 @@
 import { configError } from '../core/errors.js';
 import type { Message } from '../core/message.js';
-import type { DescribedColumn, DescribedTable, PlanItem, PoolStats, Reply, Sink, SinkContext } from '../core/route.js';
+import type { CommitPosition, DescribedColumn, DescribedTable, PlanItem, PoolStats, Reply, Sink, SinkContext, SinkPositions } from '../core/route.js';
 
 /** The sink of one source table, and that table as the source describes it. */
 export interface RoutedSink {
@@ -24,13 +24,33 @@ export class TableRouterSink implements Sink {
     private readonly make: (table: string) => Promise<RoutedSink>,
   ) {}
 
+  /** The sink made ahead of open for the one table captured (its positions). */
+  private only: { table: string; routed: RoutedSink } | undefined;
+
   async open(ctx: SinkContext): Promise<void> {
     for (const t of this.tables()) {
-      const routed = await this.make(t);
+      const routed = this.only?.table === t ? this.only.routed : await this.make(t);
       this.sinks.set(t, routed);
       await routed.sink.open({ ...ctx, sourceTable: routed.table });
     }
   }
+
+  /**
+   * One table captured: its sink keeps the stream's position with its rows (exactly once). Several:
+   * each table is written in transactions of its own, so no one position stands for a batch — none
+   * is kept (a mirror applies changes sent again by key).
+   */
+  async positions(dryRun: boolean, warn: (text: string) => void): Promise<SinkPositions | undefined> {
+    const tables = this.tables();
+    if (tables.length !== 1) return undefined;
+    this.only ??= { table: tables[0]!, routed: await this.make(tables[0]!) };
+    return this.only.routed.sink.positions?.(dryRun, warn);
+  }
+
+  /** The one table's sink commits a position alone (see positions). */
+  savePosition = async (commit: CommitPosition): Promise<void> => {
+    await this.only?.routed.sink.savePosition?.(commit);
+  };
 
   private sinkOf(m: Message): Sink {
     const table = m.metadata?.['bridge.table'];
@@ -51,10 +71,11 @@ export class TableRouterSink implements Sink {
     return out;
   }
 
-  async write(messages: Message[]): Promise<Reply[] | void> {
+  async write(messages: Message[], commit?: CommitPosition): Promise<Reply[] | void> {
     const replies: Reply[] = new Array<Reply>(messages.length);
+    // A position is only given with one table captured (positions()): one run, one sink.
     for (const run of this.runs(messages)) {
-      const r = await run.sink.write(messages.slice(run.from, run.to));
+      const r = await run.sink.write(messages.slice(run.from, run.to), commit);
       if (r) r.forEach((x, i) => (replies[run.from + i] = x));
     }
     return replies;

@@ -95,9 +95,10 @@ describe('SIGKILL at random moments, then restart', () => {
           const distinct = new Set(ids).size;
           const lost = N - distinct;
           const duplicates = ids.length - distinct;
-          record({ scenario: `crash ${from} → ${to} ${v.mode}${v.key ? ' key' : ''}`, runs: kills, lost, duplicates, outcome: lost === 0 ? 'every row delivered' : 'ROWS LOST' });
+          record({ scenario: `crash ${from} → ${to} ${v.mode}${v.key ? ' key' : ''}`, runs: kills, lost, duplicates, outcome: lost > 0 ? 'ROWS LOST' : duplicates === 0 ? 'every row once' : 'every row delivered' });
           expect(lost).toBe(0);
-          if (v.key) expect(duplicates).toBe(0);
+          // Keyed, or a cursor_id route into a database or a file: the position commits with the rows (issue 28).
+          if (v.key || from !== 'ndjson') expect(duplicates).toBe(0);
           // A kill re-delivers the batch in flight. (Cursor paging keeps rows read above the frontier until
           // the transactions open at each read have ended, but these ids have no gaps: nothing can still
           // commit among them, so the frontier follows the reads. Gaps under writers: tail-race.test.ts.)

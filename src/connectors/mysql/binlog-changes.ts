@@ -2,7 +2,7 @@ import { Message, type Metadata } from '../../core/message.js';
 import { diffColumns, schemaMessage } from '../../core/schema-change.js';
 import { renamesOf } from './binlog-ddl.js';
 import { WHOLE_TRANSACTION_MAX } from '../sql/change-batches.js';
-import { advanceGtid, type BinlogPosition } from './binlog-position.js';
+import { advanceGtid, BINLOG_NAMING, type BinlogPosition } from './binlog-position.js';
 import { typeKey, type BinlogColumn, type CapturedTable } from './binlog-rows.js';
 
 /** A transaction as the reader releases it: its messages, then its commit (a number the source maps to a position). */
@@ -47,6 +47,10 @@ export class BinlogAssembler {
   private seq = 0n;
   /** Commit number → the position after it (what an ack of that commit stores). */
   readonly commits = new Map<bigint, BinlogPosition>();
+  /** Commit numbers that end a part of a long transaction, not the transaction (see part()). */
+  readonly partCommits = new Set<bigint>();
+  /** Resuming from a sink's position (exactly once): the first `count` changes of transaction `tx` are held there already. */
+  resume: { tx: string; count: number } | undefined;
   /** The current binlog file (the reader's rotate events). */
   file: string | undefined;
   /** Set when the sink keeps a mirror's columns in step (a database): column changes become schema messages. */
@@ -72,6 +76,13 @@ export class BinlogAssembler {
     /** MariaDB: the GTID position the stream started from, advanced at each commit. */
     private gtidPos: string | undefined,
   ) {}
+
+  /** Takes over from a failed stream's assembler: commit numbers go on (batches in flight still confirm theirs). */
+  adopt(prev: BinlogAssembler): void {
+    this.seq = prev.seq;
+    for (const [k, v] of prev.commits) this.commits.set(k, v);
+    for (const k of prev.partCommits) this.partCommits.add(k);
+  }
 
   get inTransaction(): boolean {
     return this.open !== undefined;
@@ -162,7 +173,7 @@ export class BinlogAssembler {
       }
     }
     if (out.length && this.schemaMessages) this.noteShape(table, evt);
-    for (const m of out) (this.open ??= []).push({ m });
+    for (const m of out) if (!this.held(m)) (this.open ??= []).push({ m });
     return this.open && this.open.length >= (this.cut ? PART : WHOLE_TRANSACTION_MAX) ? this.part() : undefined;
   }
 
@@ -176,10 +187,16 @@ export class BinlogAssembler {
     const items = this.open!;
     this.open = [];
     this.commits.set(++this.seq, this.lastPos);
+    this.partCommits.add(this.seq);
     items.push({ commit: this.seq });
     if (!this.cut) this.onSplit?.();
     this.cut = true;
     return items;
+  }
+
+  /** A change the sink holds already (resume): its place, read from its id, is among the first `count` of that transaction. */
+  private held(m: Message, r = this.resume, place = r && BINLOG_NAMING.place(m.seedText ?? '')): boolean {
+    return place !== undefined && place.tx === r!.tx && place.n < r!.count;
   }
 
   /**
@@ -230,3 +247,4 @@ export class BinlogAssembler {
     return items;
   }
 }
+

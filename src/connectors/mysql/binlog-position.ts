@@ -108,3 +108,11 @@ export class CaptureStateStore {
     await this.store.close();
   }
 }
+
+/** A change's transaction and place, from its id seed `mysql:<table>:<gtid or file:pos>:<n>` (a schema message's names none). */
+export const BINLOG_NAMING = {
+  place(seed: string): { tx: string; n: number } | undefined {
+    const m = /^mysql:[^:]+:(.+):(\d+)$/.exec(seed);
+    return m && !m[1]!.endsWith(':schema') ? { tx: m[1]!, n: Number(m[2]) } : undefined;
+  },
+};

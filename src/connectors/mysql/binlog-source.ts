@@ -5,8 +5,10 @@ import { Wakeup } from '../../core/wakeup.js';
 import { ReleasedChanges } from '../sql/change-batches.js';
 import { openDatabase, type Database } from '../sql/database.js';
 import { BinlogAssembler } from './binlog-changes.js';
+import { ChangeSinkPosition, HandedChanges } from '../sql/change-position.js';
+import { nextChanges, type ChangeLoop } from '../sql/change-loop.js';
 import { checkBinlogServer, resolveCapturedTables } from './binlog-checks.js';
-import { formatPosition, reached, parseStartPosition, type BinlogPosition, type CaptureStateStore, type SnapshotProgress } from './binlog-position.js';
+import { BINLOG_NAMING, formatPosition, reached, parseStartPosition, type BinlogPosition, type CaptureStateStore, type SnapshotProgress } from './binlog-position.js';
 import { EventFeed } from './binlog-feed.js';
 import { BinlogReader, defaultServerId } from './binlog-reader.js';
 import { capturePlan, openCaptureStore, resumeWarning, SPLIT, type BinlogFields as Fields } from './binlog-start.js';
@@ -46,6 +48,10 @@ export class BinlogSource implements Source {
   private splitSaid = false;
   private readonly warnSplit = (): void => void (this.splitSaid || this.ctx.warn(SPLIT), (this.splitSaid = true));
   private timer: NodeJS.Timeout | undefined;
+  /** Where the batches handed out end, and the sink's position (exactly once) when it keeps one. */
+  private readonly handed = new HandedChanges({ show: (seq) => JSON.stringify(this.assembler?.commits.get(seq) ?? {}), place: BINLOG_NAMING.place });
+  /** The part of a long transaction the sink holds, or this run handed out before its stream restarted. */
+  private resume: { tx: string; count: number } | undefined;
 
   constructor(private readonly ep: Endpoint) {}
 
@@ -62,10 +68,8 @@ export class BinlogSource implements Source {
 
   async open(ctx: SourceContext): Promise<void> {
     this.ctx = ctx;
-    this.released = new ReleasedChanges(Math.max(10_000, ctx.batchSize * 8), { pause: () => this.reader?.pause(), resume: () => this.reader?.resume() }, (seq) => {
-      const at = this.assembler?.commits.get(seq);
-      return at && formatPosition(at);
-    });
+    const show = (seq: bigint): string | undefined => ((at) => at && formatPosition(at))(this.assembler?.commits.get(seq));
+    this.released = new ReleasedChanges(Math.max(10_000, ctx.batchSize * 8), { pause: () => this.reader?.pause(), resume: () => this.reader?.resume() }, show);
     const kind = mysqlKind(this.ep.kind as 'mysql' | 'mariadb');
     this.dialect = kind.dialect as MysqlDialect;
     if (!this.ep.url?.path) throw configError(`the ${this.ep.kind} change-capture URL needs the database as its path: ${this.ep.kind}+cdc://host/<database>?tables=…`);
@@ -85,7 +89,12 @@ export class BinlogSource implements Source {
       ctx.warn(resumeWarning(state.snapshot));
       return this.startSnapshot(cfg, state.snapshot, this.store);
     }
-    const start = this.f.start_position !== undefined ? parseStartPosition(this.f.start_position) : state?.position;
+    // Exactly once: the position a sink keeps with its rows wins over the store's (not over start_position).
+    const slot = this.f.slot_name ?? 'bridge_slot';
+    this.handed.sink = await ChangeSinkPosition.open(ctx.sinkPositions, `cdc:${slot}`, `${this.ep.kind}:${slot}`, this.handed.naming);
+    const kept = this.f.start_position === undefined ? await this.handed.sink?.load() : undefined;
+    this.resume = kept?.partial;
+    const start = this.f.start_position !== undefined ? parseStartPosition(this.f.start_position) : kept?.end ? (JSON.parse(kept.end) as BinlogPosition) : state?.position;
     if (start) return this.stream(start);
     if (this.f.snapshot === 'never') {
       // Kept at once: a run stopped before its first commit resumes here, not at a later end.
@@ -109,9 +118,11 @@ export class BinlogSource implements Source {
     this.confirmed ??= from;
     const ops = new Set((this.f.operations ?? 'insert,update,delete,truncate').split(',').map((s) => s.trim().toLowerCase()));
     const database = this.ep.url!.path;
+    const prev = this.assembler;
     this.assembler = new BinlogAssembler(database, this.tables, ops, this.f.source_metadata === true, this.ep.kind === 'mariadb' ? from.gtid : undefined);
+    if (prev) this.assembler.adopt(prev);
     this.assembler.file = from.file;
-    Object.assign(this.assembler, { schemaMessages: this.schemaMessages, lastPos: from, onSplit: this.warnSplit });
+    Object.assign(this.assembler, { schemaMessages: this.schemaMessages, lastPos: from, onSplit: this.warnSplit, resume: this.resume });
     this.released.clear();
     this.failure = undefined;
     const serverId = this.f.server_id ?? defaultServerId(this.f.slot_name ?? 'bridge_slot');
@@ -152,6 +163,7 @@ export class BinlogSource implements Source {
     const pos = this.assembler?.commits.get(seq);
     if (!pos) return;
     for (const k of this.assembler!.commits.keys()) if (k <= seq) this.assembler!.commits.delete(k);
+    for (const k of this.assembler!.partCommits) if (k <= seq) this.assembler!.partCommits.delete(k);
     this.confirmed = pos;
   }
 
@@ -160,25 +172,15 @@ export class BinlogSource implements Source {
   }
 
   async next(max: number, signal: AbortSignal): Promise<SourceBatch | null> {
-    for (;;) {
-      if (signal.aborted || this.over) return null;
-      if (this.failure) {
-        const e = this.failure;
-        if (e.kind !== 'transient') throw e;
-        await this.restart();
-        throw e;
-      }
-      // Transactions without captured changes: their position is confirmed at once when nothing is in flight.
-      for (let c: bigint | undefined; this.released.inFlight === 0 && (c = this.released.shiftCommit()) !== undefined; ) this.confirm(c);
-      const copied = await this.snapshot?.next(max, signal);
-      if (copied === 'over') await this.snapshotOver();
-      else if (copied && copied !== 'wait') return copied;
-      if (copied) continue;
-      if (this.released.waiting > 0) return this.take(max);
-      if ((this.ctx.mode === 'copy' || this.ctx.exitWhenDrained) && this.caughtUp()) return null;
-      await this.wakeup.wait(signal);
-    }
+    return nextChanges(this.loop, max, signal);
   }
+
+  /** The delivery loop shared with PostgreSQL's slot (sql/change-loop.ts). */
+  private readonly loop: ChangeLoop = {
+    ...{ ended: () => this.over, failure: () => this.failure, restart: () => this.restart(), released: () => this.released, confirm: (c: bigint) => this.confirm(c) },
+    ...{ copying: () => this.snapshot, copyOver: () => this.snapshotOver(), take: (max: number) => this.take(max), caughtUp: () => this.caughtUp(), wakeup: this.wakeup },
+    draining: () => this.ctx.mode === 'copy' || this.ctx.exitWhenDrained,
+  };
 
   /** Every snapshot row confirmed: the stream starts at the position the snapshot joins. */
   private async snapshotOver(): Promise<void> {
@@ -196,14 +198,19 @@ export class BinlogSource implements Source {
   private async restart(): Promise<void> {
     await this.reader?.stop();
     this.reader = undefined;
-    // Changes not yet confirmed come again from the binlog.
-    this.stream(this.confirmed!).catch((e) => this.fail(e));
+    // The stream goes on after the batches handed out (they are being written), else after what was confirmed.
+    const handed = this.handed.end === undefined ? undefined : this.assembler?.commits.get(this.handed.end);
+    this.resume = this.handed.partial;
+    this.stream(handed ?? this.confirmed!).catch((e) => this.fail(e));
   }
 
   private take(max: number): SourceBatch {
     let end: BinlogPosition | undefined;
     const confirm = (seq: bigint): void => void (this.confirm(seq), (end = this.confirmed));
-    const b = this.released.batch(max, this.ctx.limit !== undefined, confirm, this.warnSplit);
+    // A sink that keeps positions gets the one after this batch: a part of a long transaction names how much of it.
+    const b = this.released.batch(max, this.ctx.limit !== undefined, confirm, this.warnSplit, (end, last, inside) =>
+      this.handed.after(end, last, inside || (end !== undefined && this.assembler!.partCommits.has(end))),
+    );
     const ack = b.ack;
     return {
       ...b,
@@ -223,17 +230,11 @@ export class BinlogSource implements Source {
     return t?.describe();
   }
 
-  checkpoint(): string | undefined {
-    return this.confirmed ? `${this.f.slot_name ?? 'bridge_slot'} at ${formatPosition(this.confirmed)}` : undefined;
-  }
+  checkpoint = (): string | undefined => (this.confirmed ? `${this.f.slot_name ?? 'bridge_slot'} at ${formatPosition(this.confirmed)}` : undefined);
 
-  async plan(): Promise<PlanItem[]> {
-    return capturePlan(this.ep.kind, [...this.tables.keys()], this.f);
-  }
+  plan = async (): Promise<PlanItem[]> => capturePlan(this.ep.kind, [...this.tables.keys()], this.f);
 
-  poolStats(): PoolStats | undefined {
-    return this.db?.stats();
-  }
+  poolStats = (): PoolStats | undefined => this.db?.stats();
 
   async close(): Promise<void> {
     clearInterval(this.timer);

@@ -3,8 +3,9 @@ import { diffColumns, schemaMessage, type SchemaShape, type StreamColumn } from 
 import { rowRenderer, type RenderColumn, type RenderOptions } from '../sql/render.js';
 import { RowFields, RowShape } from '../sql/row-fields.js';
 import { postgresKind } from './index.js';
-import type { ChangeNaming } from '../sql/change-position.js';
-import { formatLsn, type PgOutputMessage, type Relation, type Tuple } from './pgoutput.js';
+import { ChangeSinkPosition, type ChangeNaming } from '../sql/change-position.js';
+import type { SinkPositions } from '../../core/route.js';
+import { formatLsn, parseLsn, type PgOutputMessage, type Relation, type Tuple } from './pgoutput.js';
 import { pgType } from './types.js';
 
 /** A transaction as the source releases it: its messages, then its commit's end LSN. */
@@ -43,7 +44,7 @@ export class ChangeAssembler {
     for (const t of tables) this.listed.set(t, t);
   }
 
-  private resume: { end: bigint; partialFinal: bigint; partialCount: number } | undefined;
+  private resume: { end: bigint; partialTx: string; partialCount: number } | undefined;
 
   /** Whether a transaction is being received (its changes are not released yet). */
   get inTransaction(): boolean {
@@ -166,16 +167,17 @@ export class ChangeAssembler {
   private push(m: Message): void {
     // Resuming from a sink's position: changes it already holds are not sent again (the index is the seed's n).
     const r = this.resume;
-    if (r && (this.txLsn < r.end || (this.txLsn === r.partialFinal && this.txIndex - 1 < r.partialCount))) return;
+    if (r && (this.txLsn < r.end || (this.txLsnText === r.partialTx && this.txIndex - 1 < r.partialCount))) return;
     (this.openTx ??= []).push({ m });
   }
 
   /**
-   * Resumes after what a sink holds (exactly once): transactions that committed at or before `end`,
-   * and the first `partialCount` changes of the transaction whose commit LSN is `partialFinal`.
+   * Resumes after what a sink holds (exactly once), or what this run handed out before its stream
+   * restarted: transactions that committed at or before `end`, and the first `partialCount` changes
+   * of the transaction whose commit LSN is `partialTx`.
    */
-  resumeAfter(end: bigint, partialFinal = -1n, partialCount = 0): void {
-    this.resume = { end, partialFinal, partialCount };
+  resumeAfter(end: bigint, partialTx = '', partialCount = 0): void {
+    this.resume = { end, partialTx, partialCount };
   }
 
   /** One row change: the new row, or for deletes the key columns (the whole row with REPLICA IDENTITY FULL). */
@@ -234,3 +236,13 @@ export const PG_NAMING: ChangeNaming = {
     return m ? { tx: m[1]!, n: Number(m[2]) } : undefined;
   },
 };
+
+/** The sink's position of a slot's stream (exactly once), if it keeps one: `changes` skips what it holds; `end` is the LSN to confirm. */
+export async function resumeFromSink(positions: (() => Promise<SinkPositions | undefined>) | undefined, slot: string, changes: ChangeAssembler): Promise<{ sinkPos: ChangeSinkPosition; end: bigint } | undefined> {
+  const sinkPos = await ChangeSinkPosition.open(positions, `cdc:${slot}`, `postgres:${slot}`, PG_NAMING);
+  const kept = await sinkPos?.load();
+  if (!sinkPos) return undefined;
+  const end = kept?.end ? parseLsn(kept.end) : 0n;
+  if (kept) changes.resumeAfter(end, kept.partial?.tx, kept.partial?.count);
+  return { sinkPos, end };
+}

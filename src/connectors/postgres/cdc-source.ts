@@ -9,14 +9,15 @@ import { describeCaptured, explainStreamError, introspectAll, lostTemporarySlot,
 import { pgConfig } from './driver.js';
 import { postgresKind } from './index.js';
 import { RELEASED_MAX, ReleasedChanges, TRANSACTION_PART, WHOLE_TRANSACTION_MAX } from '../sql/change-batches.js';
-import { ChangeAssembler, PG_NAMING } from './cdc-changes.js';
+import { nextChanges, type ChangeLoop } from '../sql/change-loop.js';
+import { ChangeAssembler, PG_NAMING, resumeFromSink } from './cdc-changes.js';
 import { CopyPhase, InitialCopy } from './cdc-initial-copy.js';
 import { beginCapture, capturePlan } from './cdc-start.js';
 import { captureConfig, listCaptured, type CaptureConfig } from './cdc-config.js';
 import { LagWatch, stopCapture } from './cdc-stop.js';
 import { describeRelation, seedShapes } from './cdc-relation.js';
-import { formatLsn, parseLsn, type PgOutputMessage } from './pgoutput.js';
-import { ChangeSinkPosition } from '../sql/change-position.js';
+import { formatLsn, type PgOutputMessage } from './pgoutput.js';
+import { HandedChanges } from '../sql/change-position.js';
 
 import { ReplicationStream } from './replication-stream.js';
 
@@ -53,8 +54,8 @@ export class CdcSource implements Source {
   private readonly lag = new LagWatch();
   /** snapshot=initial: the rows that existed before the slot, delivered before its stream. */
   private copying: CopyPhase | undefined;
-  /** The sink keeps the stream's position with its rows (exactly once): changes it holds are skipped. */
-  private sinkPos: ChangeSinkPosition | undefined;
+  /** Where the batches handed out end, and the sink's position (exactly once) when it keeps one. */
+  private readonly handed = new HandedChanges(PG_NAMING);
 
   constructor(
     private readonly ep: Endpoint,
@@ -83,23 +84,16 @@ export class CdcSource implements Source {
     this.drainTarget = ready.walEnd;
     if (start.stopped) ctx.warn(`stopped while replication slot ${this.f.slot_name} was being created (it waits for every transaction that has written): no slot was left`);
     if ((this.stoppedEarly = start.stopped === true) || ctx.dryRun) return;
-    await this.resumeFromSink();
+    // Exactly once: the sink's position wins over the slot's (the slot is confirmed up to it once streaming).
+    const kept = await resumeFromSink(this.ctx.sinkPositions, this.f.slot_name, this.changes);
+    this.handed.sink = kept?.sinkPos;
+    if (kept && kept.end > this.confirmed) this.confirmed = kept.end;
     if (start.copy?.snapshot && this.schemaMessages) await seedShapes(this.q, this.tables, (t, cols) => this.changes.seedShape(t, cols));
     if ('copy' in start && start.copy) {
       this.stream = stream;
       this.copying = await CopyPhase.open(this.initialCopy(), start.copy, start.progress, ctx.warn);
     } else await this.streamFromSlot(stream);
     this.lag.start(this.q, this.f.slot_name);
-  }
-
-  /** Exactly once: the sink's position wins over the slot's (the slot is confirmed up to it once streaming). */
-  private async resumeFromSink(): Promise<void> {
-    this.sinkPos = await ChangeSinkPosition.open(this.ctx.sinkPositions, `cdc:${this.f.slot_name}`, `postgres:${this.f.slot_name}`, PG_NAMING);
-    const kept = await this.sinkPos?.load();
-    if (!kept) return;
-    const end = kept.end ? parseLsn(kept.end) : 0n;
-    this.changes.resumeAfter(end, kept.partial ? parseLsn(kept.partial.tx) : -1n, kept.partial?.count ?? 0);
-    if (end > this.confirmed) this.confirmed = end;
   }
 
   private initialCopy(): InitialCopy {
@@ -180,29 +174,18 @@ export class CdcSource implements Source {
   }
 
   async next(max: number, signal: AbortSignal): Promise<SourceBatch | null> {
-    for (;;) {
-      if (signal.aborted || this.stoppedEarly) return null;
-      if (this.failure) {
-        const e = this.failure;
-        if (e.kind !== 'transient') throw e;
-        await this.restart();
-        throw e;
-      }
-      // Transactions without changes of this table: confirm at once when nothing is in flight.
-      for (let c: bigint | undefined; this.released.inFlight === 0 && (c = this.released.shiftCommit()) !== undefined; ) this.confirm(c);
-      const copied = await this.copying?.next(max, signal);
-      if (copied === 'over') await this.copyOver();
-      else if (copied && copied !== 'wait') return copied;
-      if (copied) continue;
-      if (this.released.waiting > 0) return this.take(max);
-      if (this.ctx.mode === 'copy' || this.ctx.exitWhenDrained) {
-        if ((this.drained = this.caughtUp())) return null;
-        // Draining: ask for the server's WAL end now rather than at the next tick (a second later).
-        if (!this.copying && this.idle()) this.stream?.sendStatus(this.confirmed, true);
-      }
-      await this.wakeup.wait(signal);
-    }
+    return nextChanges(this.loop, max, signal);
   }
+
+  /** The delivery loop shared with the binlog (sql/change-loop.ts). */
+  private readonly loop: ChangeLoop = {
+    ...{ ended: () => this.stoppedEarly, failure: () => this.failure, restart: () => this.restart(), released: () => this.released, confirm: (c: bigint) => this.confirm(c) },
+    ...{ copying: () => this.copying, copyOver: () => this.copyOver(), take: (max: number) => this.take(max), caughtUp: () => this.caughtUp(), wakeup: this.wakeup },
+    draining: () => this.ctx.mode === 'copy' || this.ctx.exitWhenDrained,
+    drained: () => void (this.drained = true),
+    // Draining: ask for the server's WAL end now rather than at the next tick (a second later).
+    askEnd: () => void (this.idle() && this.stream?.sendStatus(this.confirmed, true)),
+  };
 
   /** Every copied row confirmed: the slot's stream takes over where the copy's snapshot ended. */
   private async copyOver(): Promise<void> {
@@ -216,14 +199,15 @@ export class CdcSource implements Source {
     clearInterval(this.timer);
     await this.stream?.end();
     this.stream = undefined;
-    // Changes not yet confirmed come again from the slot.
+    // Changes not yet confirmed come again from the slot; those handed out in batches are skipped (they are being written).
+    if (this.handed.end !== undefined || this.handed.partial) this.changes.resumeAfter(this.handed.end ?? 0n, this.handed.partial?.tx, this.handed.partial?.count);
     this.streamFromSlot().catch((e) => this.fail(e));
   }
 
   /** The next batch: whole source transactions (see takeTransactions). */
   private take(max: number): SourceBatch {
     const split = () => this.ctx.warn(`a source transaction has more than ${WHOLE_TRANSACTION_MAX} changes of ${this.f.listed}: it is applied in parts, and until its last part lands the sink shows part of it`);
-    return this.released.batch(max, this.ctx.limit !== undefined, (lsn) => this.confirm(lsn), split, (end, inside) => this.sinkPos?.commit(end, inside));
+    return this.released.batch(max, this.ctx.limit !== undefined, (lsn) => this.confirm(lsn), split, (end, last, inside) => this.handed.after(end, last, inside));
   }
 
   /** A captured table (the first unless named), so a sink can create a typed mirror of it (columns=auto + auto_create_table). */

@@ -93,12 +93,11 @@ export class ReleasedChanges {
    * The next batch; its ack confirms the commit it ends on (`confirm`). The first transaction cut
    * in parts (over WHOLE_TRANSACTION_MAX) is told to `warn`.
    */
-  batch(max: number, strict: boolean, confirm: (lsn: bigint) => void, warn: () => void, position?: (commit: bigint | undefined, inside: Message | undefined) => CommitPosition | undefined): SourceBatch {
+  batch(max: number, strict: boolean, confirm: (lsn: bigint) => void, warn: () => void, position?: (commit: bigint | undefined, last: Message | undefined, inside: boolean) => CommitPosition | undefined): SourceBatch {
     const { messages, commit, split } = this.take(max, strict);
     if (commit !== undefined) this.lastCommit = commit;
-    // The batch's last message, when the batch ends inside a transaction (no commit after it).
-    const inside = this.cutting ? messages[messages.length - 1] : undefined;
-    const kept = position?.(this.lastCommit, inside);
+    // The position a sink keeps after this batch: the last commit taken, and whether the batch ends inside a transaction (no commit after its last message).
+    const kept = position?.(this.lastCommit, messages[messages.length - 1], this.cutting);
     // Ending without a commit, the batch ends inside a transaction released in parts.
     if ((split || (commit === undefined && messages.length > 0)) && !this.warned) {
       this.warned = true;

@@ -55,16 +55,37 @@ export class ChangeSinkPosition {
   }
 
   /** After a batch: the last whole transaction it (or one before it) ended, and the part of the next it holds. */
-  commit(end: bigint | undefined, inside: Message | undefined): CommitPosition | undefined {
-    if (end === undefined && !inside) return undefined;
-    const stored: Stored = { bridge_position: 1, source: this.source, end: end === undefined ? '' : this.o.show(end) };
-    const seed = inside?.seedText;
-    const place = seed === undefined ? undefined : this.o.place(seed);
-    if (place) stored.partial = { tx: place.tx, count: place.n + 1 };
+  commit(end: bigint | undefined, partial: KeptChanges['partial']): CommitPosition | undefined {
+    if (end === undefined && !partial) return undefined;
+    const stored: Stored = { bridge_position: 1, source: this.source, end: end === undefined ? '' : this.o.show(end), ...(partial ? { partial } : {}) };
     return { route: this.route, text: JSON.stringify(stored) };
   }
 
   describe(): string {
     return `${this.book.description}, route ${this.route}`;
+  }
+}
+
+/**
+ * Where the batches handed out so far end (ReleasedChanges.batch's position callback): what a
+ * sink that keeps positions commits with each, and what a stream restarted within the run skips
+ * (those changes are being written already).
+ */
+export class HandedChanges {
+  end: bigint | undefined;
+  partial: KeptChanges['partial'];
+
+  constructor(
+    readonly naming: ChangeNaming,
+    /** The sink's position, when the sink keeps one. */
+    public sink: ChangeSinkPosition | undefined = undefined,
+  ) {}
+
+  /** A batch was taken: it ends after commit `end`, and inside a transaction when `inside` (its `last` change names which). */
+  after(end: bigint | undefined, last: Message | undefined, inside: boolean): CommitPosition | undefined {
+    const place = inside && last?.seedText !== undefined ? this.naming.place(last.seedText) : undefined;
+    this.end = end;
+    this.partial = place ? { tx: place.tx, count: place.n + 1 } : undefined;
+    return this.sink?.commit(end, this.partial);
   }
 }
