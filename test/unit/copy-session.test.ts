@@ -26,7 +26,7 @@ function congested() {
         },
       });
   // No batch position pending: atomic() is withConnection (a COPY commits itself).
-  const db = { withConnection, atomic: withConnection, positionPending: () => false } as unknown as Database;
+  const db = { withConnection, atomicLoad: (fn: (c: unknown, wrap: (s: string) => string) => Promise<unknown>) => withConnection((c) => fn(c, (s) => s)), positionPending: () => false } as unknown as Database;
   return { socket, streams, db };
 }
 

@@ -127,7 +127,7 @@ export class BulkCopyWriter implements Writer {
 
   async write(messages: Message[]): Promise<void> {
     const chunks = this.encode(messages);
-    await this.db.atomic((conn) => copyChunks(conn as PgConnection, this.copySql, chunks));
+    await this.db.atomicLoad((conn, wrap) => copyChunks(conn as PgConnection, this.copySql, chunks, wrap));
   }
 
   /**
@@ -160,7 +160,7 @@ export class BulkCopyWriter implements Writer {
       const binary = wire.format === 'binary';
       const chunks = binary ? wire.chunks : pickCopyFields(wire.chunks, at, set.shape.columns.length);
       set.release();
-      await this.db.atomic((conn) => copyRows(conn as PgConnection, this.copySql, chunks, binary));
+      await this.db.atomicLoad((conn, wrap) => copyRows(conn as PgConnection, this.copySql, chunks, binary, wrap));
       copyOutPool.give(wire.chunks);
       return true;
     }
@@ -173,7 +173,7 @@ export class BulkCopyWriter implements Writer {
     }
     const chunks = enc.finish();
     set.release();
-    await this.db.atomic((conn) => copyChunks(conn as PgConnection, this.copySql, chunks));
+    await this.db.atomicLoad((conn, wrap) => copyChunks(conn as PgConnection, this.copySql, chunks, wrap));
     return true;
   }
 

@@ -96,7 +96,7 @@ export class PgColumnsWriter extends ColumnsWriter {
       const { chunks, format } = wire;
       set.release();
       try {
-        await this.db.atomic((c) => copyRows(c as PgConnection, this.copySql(targets), chunks, format === 'binary'));
+        await this.db.atomicLoad((c, wrap) => copyRows(c as PgConnection, this.copySql(targets), chunks, format === 'binary', wrap));
         copyOutPool.give(chunks);
         return true;
       } catch (e) {
@@ -144,7 +144,7 @@ export class PgColumnsWriter extends ColumnsWriter {
     };
     const once = async (): Promise<void> => {
       const chunks = await encode();
-      await this.db.atomic((c) => copyRows(c as PgConnection, this.copySql(cols), chunks, binary));
+      await this.db.atomicLoad((c, wrap) => copyRows(c as PgConnection, this.copySql(cols), chunks, binary, wrap));
       this.pool.give(chunks);
     };
     if (alone) await once();
@@ -196,14 +196,14 @@ export class PgColumnsWriter extends ColumnsWriter {
     const table = d.table(this.o.table);
     const keyNames = this.key?.map((k) => k.name);
     const single = groups.length === 1 && !keyNames;
-    // One COPY commits itself (or with the batch's position, in atomic's transaction); several go in one transaction.
-    await (single ? this.db.atomic.bind(this.db) : this.db.transaction.bind(this.db))(async (c) => {
-      const conn = c as PgConnection;
+    // One COPY commits itself (with the batch's position: atomicLoad); several go in one transaction.
+    const run = (fn: (c: PgConnection, wrap: (s: string) => string) => Promise<void>) => (single ? this.db.atomicLoad((c, wrap) => fn(c as PgConnection, wrap)) : this.db.transaction((c) => fn(c as PgConnection, (s) => s)));
+    await run(async (conn, wrap) => {
       for (const g of groups) {
         const cols = g.cols.map((x) => d.quote(x.name)).join(', ');
         const text = encode(g);
         if (!keyNames) {
-          await copyChunks(conn, `COPY ${table} (${cols}) FROM STDIN`, text);
+          await copyChunks(conn, `COPY ${table} (${cols}) FROM STDIN`, text, wrap);
           continue;
         }
         const tmp = d.quote(`bridge_upsert_${createHash('sha256').update(`${this.o.table}\0${cols}`).digest('hex').slice(0, 16)}`);

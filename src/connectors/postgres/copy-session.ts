@@ -47,9 +47,9 @@ class Session {
   ) {
     let opened!: () => void;
     const started = new Promise<void>((r) => (opened = r));
-    // With a batch's position pending (exactly once), the COPY runs in a transaction that commits it too.
-    this.committed = db.atomic(async (c) => {
-      const stream = (c as PgConnection).client.query(from(sql));
+    // With a batch's position pending (exactly once), the COPY goes with it and COMMIT in one round trip.
+    this.committed = db.atomicLoad(async (c, wrap) => {
+      const stream = (c as PgConnection).client.query(from(wrap(sql)));
       this.stream = stream;
       // The stream may report more than one error; `committed` carries the first.
       stream.on('error', () => (this.failed = true));

@@ -23,12 +23,13 @@ export function arrayLiteral(v: unknown[]): string {
 }
 
 /** `COPY … FROM STDIN` of data already in COPY format (whole rows); settles once the server committed it. */
-export async function copyChunks(conn: PgConnection, sql: string, chunks: Buffer[]): Promise<void> {
-  const stream = conn.client.query(from(sql));
+export async function copyChunks(conn: PgConnection, sql: string, chunks: Buffer[], wrap: (sql: string) => string = (s) => s): Promise<void> {
+  // `wrap`: the COPY sent with the batch's position and COMMIT (Database.atomicLoad).
+  const stream = conn.client.query(from(wrap(sql)));
   await pipeline(Readable.from(chunks), stream);
 }
 
 /** `COPY … FROM STDIN` of whole rows, as text or as binary tuples (framed here by the format's header and trailer). */
-export function copyRows(conn: PgConnection, sql: string, chunks: Buffer[], binary: boolean): Promise<void> {
-  return binary ? copyChunks(conn, `${sql} (FORMAT binary)`, [BINARY_HEAD, ...chunks, BINARY_TAIL]) : copyChunks(conn, sql, chunks);
+export function copyRows(conn: PgConnection, sql: string, chunks: Buffer[], binary: boolean, wrap?: (sql: string) => string): Promise<void> {
+  return binary ? copyChunks(conn, `${sql} (FORMAT binary)`, [BINARY_HEAD, ...chunks, BINARY_TAIL], wrap) : copyChunks(conn, sql, chunks, wrap);
 }

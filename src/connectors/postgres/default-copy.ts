@@ -25,7 +25,7 @@ export class PgDefaultWriter extends DefaultWriter {
     }
     const chunks = enc.finish();
     const d = this.db.dialect;
-    await this.db.atomic((c) => copyChunks(c as PgConnection, `COPY ${d.table(this.tableName)} (${d.quote('payload')}) FROM STDIN`, chunks));
+    await this.db.atomicLoad((c, wrap) => copyChunks(c as PgConnection, `COPY ${d.table(this.tableName)} (${d.quote('payload')}) FROM STDIN`, chunks, wrap));
   }
 
   override plan(): PlanItem[] {

@@ -1,5 +1,6 @@
 import { standardAlter, type AlterColumn } from './alter-column.js';
 import type { ColumnInfo, KeyColumn, LogicalType, SqlConnection, SqlKind, TableInfo } from './types.js';
+import type { PendingPosition } from './sink-position.js';
 import { Binder } from './bind.js';
 import { splitTableName } from './identifiers.js';
 import { keysetCompare } from './keyset-compare.js';
@@ -95,6 +96,20 @@ export abstract class Dialect {
 
   limit(n: number): string {
     return ` LIMIT ${n}`;
+  }
+
+  /**
+   * The statement that moves a batch's position with its values inlined, for a kind that sends it
+   * with the load and COMMIT in one round trip (Database.atomicLoad), raising an error when the
+   * compare-and-set fails; undefined: the position goes through the usual transaction.
+   */
+  inlinePosition(_p: PendingPosition): string | undefined {
+    return undefined;
+  }
+
+  /** The error of an inlined position's compare-and-set failing, as PositionMoved; undefined for any other error. */
+  positionMoved(_e: unknown, _p: PendingPosition): Error | undefined {
+    return undefined;
   }
 
   /** A query that returns one row when the table has any. */

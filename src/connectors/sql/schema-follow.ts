@@ -99,9 +99,9 @@ export async function writeAcrossSchema(db: Database, messages: Message[], o: { 
     const shape = schemaOf(messages[i]!);
     if (!shape) continue;
     const part = messages.slice(from, i);
-    if (part.length) await withoutPosition(() => o.write(part));
+    if (part.length) await withoutPosition(db, () => o.write(part));
     from = i + 1;
-    await withoutPosition(async () => o.follow(await shape));
+    await withoutPosition(db, async () => o.follow(await shape));
   }
   if (from < messages.length) await o.write(messages.slice(from));
   // The batch ended with a column change: the position goes alone (nothing to write with it).

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { BridgeError, configError } from '../../core/errors.js';
 import type { Endpoint } from '../../config/endpoint.js';
 import type { CommitPosition, SinkPositions } from '../../core/route.js';
@@ -24,9 +23,6 @@ export interface PendingPosition {
   committed: boolean;
 }
 
-/** The position being written, per sink Database (async context of one batch's write). */
-const pending = new AsyncLocalStorage<PendingPosition>();
-
 /** The moved position's compare-and-set found another seq: the batch committed already, or another run writes the route. */
 export class PositionMoved extends BridgeError {
   constructor(message: string) {
@@ -45,8 +41,8 @@ export class PositionTable {
   constructor(
     private readonly dialect: Dialect,
     readonly name: string,
-    /** The sink's database: only its transactions carry this table's positions. */
-    readonly owner: { query(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[][] }> },
+    /** The sink's own view of its database (Database.forSink): only its transactions carry this table's positions. */
+    readonly owner: Database,
   ) {}
 
   /** Creates the table if missing; a sink where the user cannot create tables is refused with the fix. */
@@ -79,8 +75,10 @@ export class PositionTable {
   async with<T>(position: CommitPosition, write: () => Promise<T>): Promise<{ out: T; committed: boolean }> {
     if (!this.seqs.has(position.route)) await this.load(position.route);
     const p: PendingPosition = { table: this, position, expectSeq: this.seqs.get(position.route)!, committed: false };
+    // One batch at a time: a source that keeps a position has each batch acknowledged before the next is written.
+    this.owner.pending = p;
     try {
-      const out = await pending.run(p, write);
+      const out = await write();
       if (p.committed) this.seqs.set(position.route, p.expectSeq + 1);
       return { out, committed: p.committed };
     } catch (e) {
@@ -92,6 +90,8 @@ export class PositionTable {
         'fatal',
         `the position of ${position.route} in ${this.name} moved under this run (another run writes the same route into this sink?): stopped so that no row lands twice. Run one process per cursor_id`,
       );
+    } finally {
+      this.owner.pending = undefined;
     }
   }
 
@@ -115,15 +115,15 @@ export class PositionTable {
   }
 }
 
-/** The position of the batch being written into `db`, if one is (committed or not). */
-export function positionOf(db: unknown): PendingPosition | undefined {
-  const p = pending.getStore();
-  return p && p.table.owner === db ? p : undefined;
-}
-
-/** Leaves the batch's position out of what `fn` writes (a part of a batch written in a transaction of its own). */
-export function withoutPosition<T>(fn: () => Promise<T>): Promise<T> {
-  return pending.exit(fn);
+/** Leaves the batch's position out of what `fn` writes into `db` (a part of a batch written in a transaction of its own). */
+export async function withoutPosition<T>(db: Database, fn: () => Promise<T>): Promise<T> {
+  const p = db.pending;
+  db.pending = undefined;
+  try {
+    return await fn();
+  } finally {
+    db.pending = p;
+  }
 }
 
 /**

@@ -38,6 +38,7 @@ export class SqlSink implements Sink {
   rowConcurrency: number | undefined;
   /** Exactly once: the position table this sink commits routes' positions into (positions()). */
   private keeper: PositionKeeper | undefined;
+  private view: Database | undefined;
 
   constructor(private readonly ep: Endpoint) {}
 
@@ -63,9 +64,14 @@ export class SqlSink implements Sink {
     if (this.ep.fields.lookup_query !== undefined) return undefined;
     const driver = await loadKind(this.ep.kind);
     this.connecting ??= openDatabase(this.ep, driver, warn);
-    const opened = await openPositions(this.ep, this.table, (await this.connecting).db, dryRun, warn);
+    const opened = await openPositions(this.ep, this.table, this.own((await this.connecting).db), dryRun, warn);
     this.keeper = opened?.keeper;
     return opened?.book;
+  }
+
+  /** This sink's view of the (possibly shared) database: batches' positions pend on it alone (Database.forSink). */
+  private own(db: Database): Database {
+    return (this.view ??= db.forSink());
   }
 
   /** Commits a position alone (a batch without rows, or one whose rows went in parts). */
@@ -90,7 +96,7 @@ export class SqlSink implements Sink {
     }
 
     const opened = await (this.connecting ?? openDatabase(this.ep, driver, ctx.warn));
-    this.db = opened.db;
+    this.db = this.own(opened.db);
     this.releaseDb = opened.release;
     const { info, created, createdPlan, dryCreate } = await sinkTable(this.db, this.ep, ctx);
     this.created = created;
