@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridge, lines, spawnBridge, tempDir } from '../helpers/bridge.js';
 import { resolveEndpoint } from '../../src/config/endpoint.js';
 import { specForScheme } from '../../src/connectors/registry.js';
-import { openDatabase } from '../../src/connectors/sql/database.js';
+import { openDatabase } from '../../src/connectors/sql/open-database.js';
 import { loadKind } from '../../src/connectors/sql/kind.js';
 import { mysqlLike, type TestDb } from '../helpers/databases.js';
 

@@ -6,7 +6,8 @@ import { configError } from '../../core/errors.js';
 import { kindEntry } from '../kinds.js';
 import { specForScheme } from '../registry.js';
 import { TableCheckpointStore } from './checkpoint-table.js';
-import { openDatabase, type Database } from './database.js';
+import type { Database } from './database.js';
+import { openDatabase } from './open-database.js';
 import { checkIdent, fitName } from './identifiers.js';
 import { loadKind } from './kind.js';
 

@@ -5,17 +5,8 @@ import { Binder } from './bind.js';
 import { splitTableName } from './identifiers.js';
 import { keysetCompare } from './keyset-compare.js';
 
-/** Open transactions as a kind lists them (see Dialect.openTransactions). */
-export interface TransactionListing {
-  /** Names of what is open; names starting with `~` are aliases of a transaction, matched but never noted. */
-  open: Set<string>;
-  /** Per session: the names and start times (ms, to the second) of the transactions it has open. */
-  sessions?: Map<string, { name: string; startedMs: number }[]>;
-  /** Set when this login cannot see other sessions' transactions: why, and the grant that fixes it. */
-  hidden?: string;
-  /** Per name, the session that holds it and when it started (ms), to say what holds a position back. */
-  about?: Map<string, { session: string; startedMs: number }>;
-}
+export type { TransactionListing } from './transaction-watch.js';
+import type { TransactionListing } from './transaction-watch.js';
 
 /**
  * SQL that differs between kinds. The base class holds the common (mostly ANSI) forms; each kind
@@ -99,18 +90,12 @@ export abstract class Dialect {
   }
 
   /**
-   * The statement that moves a batch's position with its values inlined, for a kind that sends it
-   * with the load and COMMIT in one round trip (Database.atomicLoad), raising an error when the
-   * compare-and-set fails; undefined: the position goes through the usual transaction.
+   * Kinds that send a batch's load, its position and COMMIT in one round trip (Database.atomicLoad):
+   * the position's statement with its values inlined, failing when its compare-and-set does; and
+   * that failure as PositionMoved (undefined for any other error).
    */
-  inlinePosition(_p: PendingPosition): string | undefined {
-    return undefined;
-  }
-
-  /** The error of an inlined position's compare-and-set failing, as PositionMoved; undefined for any other error. */
-  positionMoved(_e: unknown, _p: PendingPosition): Error | undefined {
-    return undefined;
-  }
+  inlinePosition?(p: PendingPosition): string;
+  positionMoved?(e: unknown, p: PendingPosition): Error | undefined;
 
   /** A query that returns one row when the table has any. */
   anyRow(table: string): string {

@@ -5,7 +5,8 @@ import type { DescribedTable, PlanItem, PoolStats, Source, SourceBatch, SourceCo
 import type { SourceColumn } from './bind.js';
 import { sleep } from '../../core/wakeup.js';
 import { sourceCheckpointStore } from './checkpoint-store.js';
-import { openDatabase, type Database } from './database.js';
+import type { Database } from './database.js';
+import { openDatabase } from './open-database.js';
 import { loadKind } from './kind.js';
 import { CursorReader } from './read-cursor.js';
 import { DeleteReader } from './read-delete.js';

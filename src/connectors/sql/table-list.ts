@@ -1,6 +1,6 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import { configError } from '../../core/errors.js';
-import { openDatabase } from './database.js';
+import { openDatabase } from './open-database.js';
 import { checkIdent } from './identifiers.js';
 import { loadKind } from './kind.js';
 

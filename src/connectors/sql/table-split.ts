@@ -1,6 +1,6 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import { configError } from '../../core/errors.js';
-import { openDatabase } from './database.js';
+import { openDatabase } from './open-database.js';
 import { loadKind } from './kind.js';
 import { splitRange } from './partition.js';
 import { INTEGER_TYPES } from './types.js';

@@ -1,5 +1,16 @@
 import type { Database } from './database.js';
-import type { TransactionListing } from './dialect.js';
+
+/** Open transactions as a kind lists them (see Dialect.openTransactions). */
+export interface TransactionListing {
+  /** Names of what is open; names starting with `~` are aliases of a transaction, matched but never noted. */
+  open: Set<string>;
+  /** Per session: the names and start times (ms, to the second) of the transactions it has open. */
+  sessions?: Map<string, { name: string; startedMs: number }[]>;
+  /** Set when this login cannot see other sessions' transactions: why, and the grant that fixes it. */
+  hidden?: string;
+  /** Per name, the session that holds it and when it started (ms), to say what holds a position back. */
+  about?: Map<string, { session: string; startedMs: number }>;
+}
 
 /** Longest wait between two tries after a listing came back stale. */
 const MAX_BACKOFF_MS = 1000;
