@@ -10,7 +10,7 @@ import { TieGuard, wholeRuns } from './cursor-ties.js';
 import { LateRows } from './late-rows.js';
 import { cursorPlan } from './read-cursor-plan.js';
 import type { Reader } from './reader.js';
-import { rawText, type RowMessages } from './rows.js';
+import { versionSeed, type RowMessages } from './rows.js';
 import type { ColumnInfo, LogicalType, SqlResult } from './types.js';
 
 export interface CursorOptions {
@@ -222,17 +222,7 @@ export class CursorReader implements Reader {
   }
 
   private messages(res: SqlResult): Message[] {
-    const prefix = `${this.sourceName}:`;
-    const pkIdx = this.o.primaryKey.map((k) => res.fields.findIndex((f) => f.name === k.name));
-    const ci = res.fields.findIndex((f) => f.name === this.o.column.name);
-    // A row's id names its version: key and cursor value (a row updated later is another message,
-    // which a peer deduplicating by Idempotency-Key must not drop), the key alone when it is the cursor.
-    const version = pkIdx.includes(ci) ? undefined : ci;
-    return this.o.rows.rowsAsJson(res, 0, (row, i) =>
-      pkIdx.length && pkIdx.every((x) => x >= 0)
-        ? prefix + pkIdx.map((x) => rawText(row[x])).join(',') + (version === undefined ? '' : `@${rawText(row[version])}`)
-        : `${prefix}${rawText(row[ci])}#${i}`,
-    );
+    return this.o.rows.rowsAsJson(res, 0, versionSeed(res, this.sourceName, this.o.primaryKey.map((k) => k.name), this.o.column.name));
   }
 
   private position(): string {

@@ -124,3 +124,19 @@ export function sameValue(a: string, b: string, type: LogicalType): boolean {
   const norm = (s: string): string => (s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s);
   return norm(a) === norm(b);
 }
+
+/**
+ * A cursor row's id seed: it names the row's version, key and cursor value (a row updated later is
+ * another message, which a peer deduplicating by Idempotency-Key must not drop), the key alone when
+ * it is the cursor; without a key, the cursor value and the row's place in the read.
+ */
+export function versionSeed(res: SqlResult, sourceName: string, key: string[], cursor: string): (row: unknown[], i: number) => string {
+  const prefix = `${sourceName}:`;
+  const pkIdx = key.map((k) => res.fields.findIndex((f) => f.name === k));
+  const ci = res.fields.findIndex((f) => f.name === cursor);
+  const version = pkIdx.includes(ci) ? undefined : ci;
+  return (row, i) =>
+    pkIdx.length && pkIdx.every((x) => x >= 0)
+      ? prefix + pkIdx.map((x) => rawText(row[x])).join(',') + (version === undefined ? '' : `@${rawText(row[version])}`)
+      : `${prefix}${rawText(row[ci])}#${i}`;
+}
