@@ -75,4 +75,27 @@ describe.skipIf(!URL)('SQL Server', () => {
     expect(big.stderr).not.toMatch(/bulk load failed/);
     expect(await rows('SELECT COUNT(*) FROM ms_bulk')).toEqual([[500]]);
   });
+
+  it('exactly once (issue 28): a refused position rolls back its batch (INSERTs and the bulk path alike); the next run resumes from the sink', async () => {
+    await pg.exec('DROP TABLE IF EXISTS ms_eo; CREATE TABLE ms_eo (id bigint PRIMARY KEY, v text); INSERT INTO ms_eo SELECT g, md5(g::text) FROM generate_series(1, 1000) g; DROP TABLE IF EXISTS bridge_cursors_ms_eo');
+    for (const [t, batch] of [['ms_eo_ins', '100'], ['ms_eo_bulk', '300']] as const) {
+      await exec(`IF OBJECT_ID('${t}') IS NOT NULL DROP TABLE ${t}; CREATE TABLE ${t} (id bigint, v nvarchar(40))`);
+      // The position table as bridge makes it, with a trigger that refuses the third batch's position.
+      await exec("IF OBJECT_ID(N'bridge_positions', N'U') IS NULL CREATE TABLE bridge_positions (route NVARCHAR(255) NOT NULL PRIMARY KEY, last_position NVARCHAR(MAX) NOT NULL, seq BIGINT NOT NULL, updated_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME())");
+      await exec(`DELETE FROM bridge_positions WHERE route LIKE '${t}@%'`);
+      await exec("IF OBJECT_ID('eo_refuse') IS NOT NULL DROP TRIGGER eo_refuse");
+      await exec("CREATE TRIGGER eo_refuse ON bridge_positions AFTER UPDATE AS IF EXISTS (SELECT 1 FROM inserted WHERE seq = 3) THROW 50000, 'position refused (test)', 1");
+      const args = ['copy', `${PG_URL}?table=ms_eo&cursor_column=id&cursor_id=${t}`, url(t, 'columns=auto'), '--batch-size', batch, '--progress', 'none'];
+      const refused = await bridge(args);
+      await exec('DROP TRIGGER eo_refuse');
+      expect(refused.exitCode, refused.stderr).not.toBe(0);
+      const kept = await rows(`SELECT last_position FROM bridge_positions WHERE route LIKE '${t}@%'`);
+      const upTo = Number((JSON.parse(String(kept[0]![0])) as { frontier: { value: string } }).frontier.value);
+      expect((await rows(`SELECT COUNT(*), MAX(id) FROM ${t}`))[0]!.map(Number)).toEqual([upTo, upTo]);
+      await pg.exec(`DELETE FROM bridge_cursors_ms_eo WHERE cursor_id = '${t}'`);
+      const again = await bridge(args);
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect((await rows(`SELECT COUNT(*), COUNT(DISTINCT id) FROM ${t}`))[0]!.map(Number)).toEqual([1000, 1000]);
+    }
+  });
 });

@@ -123,4 +123,13 @@ describe('SQL Server configuration', () => {
     expect(kind({ number: 2627 })).toBe('rejected');
     expect(kind({ number: 8114 })).toBe('rejected');
   });
+
+  it('exactly once (issue 28): the position table is made only if missing; one row is read with TOP, not LIMIT', () => {
+    expect(d.createPositionTable('dbo.bridge_positions')).toEqual([
+      "IF OBJECT_ID(N'dbo.bridge_positions', N'U') IS NULL CREATE TABLE [dbo].[bridge_positions] (route NVARCHAR(255) NOT NULL PRIMARY KEY, last_position NVARCHAR(MAX) NOT NULL, seq BIGINT NOT NULL, updated_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME())",
+    ]);
+    expect(d.anyRow('dbo.events')).toBe('SELECT TOP 1 1 FROM [dbo].[events]');
+    // No one-round-trip form: the position goes through BEGIN TRANSACTION … COMMIT.
+    expect(d.inlinePosition).toBeUndefined();
+  });
 });
