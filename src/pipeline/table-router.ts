@@ -27,12 +27,17 @@ export class TableRouterSink implements Sink {
   /** The sink made ahead of open for the one table captured (its positions). */
   private only: { table: string; routed: RoutedSink } | undefined;
 
+  private ctx: SinkContext | undefined;
+
   async open(ctx: SinkContext): Promise<void> {
-    for (const t of this.tables()) {
-      const routed = this.only?.table === t ? this.only.routed : await this.make(t);
-      this.sinks.set(t, routed);
-      await routed.sink.open({ ...ctx, sourceTable: routed.table });
-    }
+    this.ctx = ctx;
+    for (const t of this.tables()) await this.add(t);
+  }
+
+  private async add(t: string): Promise<void> {
+    const routed = this.only?.table === t ? this.only.routed : await this.make(t);
+    this.sinks.set(t, routed);
+    await routed.sink.open({ ...this.ctx!, sourceTable: routed.table });
   }
 
   /**
@@ -72,6 +77,11 @@ export class TableRouterSink implements Sink {
   }
 
   async write(messages: Message[], commit?: CommitPosition): Promise<Reply[] | void> {
+    // A table the source began capturing while it ran (tables=*, created since): its sink is made now.
+    for (const m of messages) {
+      const t = m.metadata?.['bridge.table'];
+      if (typeof t === 'string' && !this.sinks.has(t) && this.tables().includes(t)) await this.add(t);
+    }
     const replies: Reply[] = new Array<Reply>(messages.length);
     // A position is only given with one table captured (positions()): one run, one sink.
     for (const run of this.runs(messages)) {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { binlogSuite } from '../helpers/binlog.js';
 import { bridge, lines, spawnBridge, started, tempDir, waitFor } from '../helpers/bridge.js';
-import { PG_URL } from '../helpers/databases.js';
+import { PG_URL, sqlite } from '../helpers/databases.js';
 
 /**
  * Issue 27, 5: MariaDB change capture from the row-based binlog (mariadb+cdc://), against the
@@ -174,6 +174,32 @@ describe.skipIf(skip !== undefined)('binlog change capture (MariaDB)', () => {
     expect(got.every((m) => m.metadata['bridge.snapshot'] === 'true' && m.metadata['bridge.op'] === 'insert')).toBe(true);
     expect(got.map((m) => `${m.metadata['bridge.table']} ${JSON.stringify(m.payload)}`)).toEqual(['a {"id":1,"v":"x"}', 'a {"id":2,"v":"y"}', 'b {"k":"k"}']);
     expect(r.stderr).toMatch(/nokey has no primary key and is not captured/);
+  });
+
+  it('tables=*: a table created while the capture streams is captured from its creation into a mirror bridge creates; one without a key is named, not captured', async () => {
+    await s.my.exec('DROP DATABASE IF EXISTS bl_star_new; CREATE DATABASE bl_star_new; CREATE TABLE bl_star_new.a (id int PRIMARY KEY, v text); INSERT INTO bl_star_new.a VALUES (1, \'x\')');
+    const mirror = path.join(dir, 'star-new.db');
+    const p = spawnBridge(['tail', s.my.cdc('tables=*').replace('/test?', '/bl_star_new?'), `sqlite://${mirror}?columns=auto&auto_create_table=true`, ...quiet]);
+    await started(p);
+    const rows = async (t: string) => {
+      const db = sqlite(mirror);
+      try {
+        return (await db.rows(`SELECT * FROM ${t} ORDER BY 1`).catch(() => [])) as Record<string, unknown>[];
+      } finally {
+        await db.close();
+      }
+    };
+    await waitFor(async () => (await rows('a')).length === 1 || p.exitCode !== null, 30_000);
+    await s.my.exec(
+      "CREATE TABLE bl_star_new.c (id int PRIMARY KEY, v varchar(20), at datetime(6)); INSERT INTO bl_star_new.c VALUES (1, 'one', '2024-02-29 12:00:00.000001'), (2, 'two', NULL); UPDATE bl_star_new.c SET v = 'uno' WHERE id = 1; DELETE FROM bl_star_new.c WHERE id = 2; INSERT INTO bl_star_new.a VALUES (2, 'y'); CREATE TABLE bl_star_new.loose (v int); INSERT INTO bl_star_new.loose VALUES (7)",
+    );
+    await waitFor(async () => ((await rows('c')).length === 1 && (await rows('a')).length === 2) || p.exitCode !== null, 30_000);
+    p.kill('SIGTERM');
+    const r = await p;
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(await rows('c')).toEqual([{ id: 1n, v: 'uno', at: '2024-02-29 12:00:00.000001' }]);
+    expect(await rows('a')).toEqual([{ id: 1n, v: 'x' }, { id: 2n, v: 'y' }]);
+    expect(String(r.stderr)).toMatch(/tables=\*: loose is not captured: it has no primary key/);
   });
 
   it('ADD COLUMN and DROP COLUMN while streaming: each change carries the columns its row had; history written without column names is refused', async () => {

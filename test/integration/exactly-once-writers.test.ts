@@ -107,3 +107,23 @@ for (const w of WRITERS)
         expect((await w.ids(db, t)).sort((a, b) => a - b)).toEqual(Array.from({ length: N }, (_, i) => i + 1));
       }, 60_000);
     });
+
+describe('a sink login that may not create tables', () => {
+  it('is refused with exit 2 naming the position table and the fixes; position_table=none goes on at least once', async () => {
+    const pg = dbs.postgres;
+    await pg.exec('DROP TABLE IF EXISTS eo_ro_dst; CREATE TABLE eo_ro_dst (id bigint, v text, n bigint)');
+    await pg.exec("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'eo_ro') THEN CREATE ROLE eo_ro LOGIN; END IF; END $$");
+    await pg.exec('REVOKE CREATE ON SCHEMA public FROM PUBLIC; GRANT USAGE ON SCHEMA public TO eo_ro; GRANT SELECT, INSERT ON eo_ro_dst TO eo_ro');
+    await pg.exec("CREATE SCHEMA IF NOT EXISTS eo_ro_s; DROP TABLE IF EXISTS eo_ro_s.bridge_positions");
+    const sink = pg.url('eo_ro_s.x', '').replace('postgres://postgres@', 'postgres://eo_ro@').replace('table=eo_ro_s.x', 'table=eo_ro_dst&columns=auto&position_table=eo_ro_s.bridge_positions');
+    const from = `sqlite://${dir}/src.db?table=ev&cursor_column=id&cursor_id=eo_ro`;
+    const refused = await bridge(['copy', from, sink, '--progress', 'none']);
+    expect(refused.exitCode, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/cannot create the position table eo_ro_s\.bridge_positions in the sink .*Create it \(or grant CREATE\), name another with position_table=<schema\.table>, or set position_table=none for at-least-once delivery/);
+    expect((await pg.rows('SELECT count(*) AS n FROM eo_ro_dst'))[0]!.n).toBe('0');
+    const plain = await bridge(['copy', from, sink.replace('position_table=eo_ro_s.bridge_positions', 'position_table=none'), '--progress', 'none']);
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    expect(plain.stderr).toMatch(/delivery at least once/);
+    expect((await pg.rows('SELECT count(*) AS n FROM eo_ro_dst'))[0]!.n).toBe(String(N));
+  }, 60_000);
+});

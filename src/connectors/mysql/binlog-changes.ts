@@ -2,7 +2,7 @@ import { Message, type Metadata } from '../../core/message.js';
 import { diffColumns, schemaMessage } from '../../core/schema-change.js';
 import { renamesOf } from './binlog-ddl.js';
 import { WHOLE_TRANSACTION_MAX } from '../sql/change-batches.js';
-import { advanceGtid, BINLOG_NAMING, type BinlogPosition } from './binlog-position.js';
+import { advanceGtid, heldAlready, type BinlogPosition } from './binlog-position.js';
 import { typeKey, type BinlogColumn, type CapturedTable } from './binlog-rows.js';
 
 /** A transaction as the reader releases it: its messages, then its commit (a number the source maps to a position). */
@@ -51,6 +51,9 @@ export class BinlogAssembler {
   readonly partCommits = new Set<bigint>();
   /** Resuming from a sink's position (exactly once): the first `count` changes of transaction `tx` are held there already. */
   resume: { tx: string; count: number } | undefined;
+  /** tables=*: a table the run does not know yet is asked about (refresh, adopt) once; those it will not capture are ignored. */
+  star = false;
+  readonly ignored = new Set<string>();
   /** The current binlog file (the reader's rotate events). */
   file: string | undefined;
   /** Set when the sink keeps a mirror's columns in step (a database): column changes become schema messages. */
@@ -93,7 +96,7 @@ export class BinlogAssembler {
    * taken) when a row has columns the table had not when the run read it: introspect, then feed it
    * again; `unnamed`: changes of a table written without column names, which cannot be decoded safely.
    */
-  onEvent(evt: BinlogEvent): Item[] | { refresh: string } | { unnamed: string } | undefined {
+  onEvent(evt: BinlogEvent): Item[] | { refresh: string; adopt?: boolean } | { unnamed: string } | undefined {
     const name = evt.getEventName();
     switch (name) {
       case 'tablemap':
@@ -149,11 +152,11 @@ export class BinlogAssembler {
   }
 
   /** Row changes of a captured table (a part of a long transaction once it is long enough); to introspect first: adds nothing, names the table. */
-  private rows(evt: BinlogEvent, op: string): Item[] | { refresh: string } | undefined {
+  private rows(evt: BinlogEvent, op: string): Item[] | { refresh: string; adopt?: boolean } | undefined {
     const map = evt.tableMap?.[evt.tableId!];
     if (!map || map.parentSchema !== this.database || !this.ops.has(op)) return undefined;
     const table = this.tables.get(map.tableName);
-    if (!table) return undefined;
+    if (!table) return this.star && !this.ignored.has(map.tableName) ? { refresh: map.tableName, adopt: true } : undefined;
     const first = this.n;
     const out: Message[] = [];
     let binlogColumns = this.signatures.get(map);
@@ -173,15 +176,15 @@ export class BinlogAssembler {
       }
     }
     if (out.length && this.schemaMessages) this.noteShape(table, evt);
-    for (const m of out) if (!this.held(m)) (this.open ??= []).push({ m });
+    for (const m of out) if (!heldAlready(m, this.resume)) (this.open ??= []).push({ m });
     return this.open && this.open.length >= (this.cut ? PART : WHOLE_TRANSACTION_MAX) ? this.part() : undefined;
   }
 
   /**
-   * A transaction longer than WHOLE_TRANSACTION_MAX changes goes out in parts (the first that long, then of PART) before its commit
-   * event (the binlog holds committed transactions only), so memory stays bounded. A part's
-   * position is the one before the transaction: until its last part is confirmed a restart reads
-   * it all again (a keyed mirror ends equal); meanwhile the sink shows part of it (said once).
+   * A transaction longer than WHOLE_TRANSACTION_MAX changes goes out in parts (the first that long,
+   * then of PART) before its commit event (the binlog holds committed transactions only), so memory
+   * stays bounded. A part's position is the one before the transaction, with how many of its changes
+   * were sent (a sink's position, see HandedChanges); meanwhile the sink shows part of it (said once).
    */
   private part(): Item[] {
     const items = this.open!;
@@ -192,11 +195,6 @@ export class BinlogAssembler {
     if (!this.cut) this.onSplit?.();
     this.cut = true;
     return items;
-  }
-
-  /** A change the sink holds already (resume): its place, read from its id, is among the first `count` of that transaction. */
-  private held(m: Message, r = this.resume, place = r && BINLOG_NAMING.place(m.seedText ?? '')): boolean {
-    return place !== undefined && place.tx === r!.tx && place.n < r!.count;
   }
 
   /**

@@ -29,8 +29,13 @@ export async function checkBinlogServer(q: Query, kind: string): Promise<void> {
   if (!has('REPLICATION CLIENT', 'BINLOG MONITOR', 'SUPER')) throw configError('reading the binlog position needs the REPLICATION CLIENT privilege: GRANT REPLICATION CLIENT ON *.* TO <user>');
 }
 
-/** bridge's own checkpoint tables are never captured: their writes would feed back into the stream. */
-const CHECKPOINT_TABLE = /^(bridge_cursors_|bridge_positions$)/;
+/** bridge's own checkpoint and position tables are never captured: their writes would feed back into the stream. */
+export const CHECKPOINT_TABLE = /^(bridge_cursors_|bridge_positions$)/;
+
+/** The base tables of the connection's database, now. */
+export async function baseTables(q: (sql: string) => Promise<unknown[][]>): Promise<Set<string>> {
+  return new Set((await q("SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE'")).map((r) => String(r[0])));
+}
 
 /**
  * The tables field as names of the URL's database: `a`, `a,b`, or `*` (its base tables with a

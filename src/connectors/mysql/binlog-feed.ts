@@ -39,11 +39,12 @@ export class EventFeed {
       this.h.failed(configError(`the binlog holds changes of ${out.unnamed} written without column names (binlog_row_metadata was not FULL then): decoded with the table's columns now they could shift values; capture from a later position (start_position) or anew (snapshot=initial with another slot_name)`));
       return;
     }
-    if (this.retried === out.refresh) {
+    // A table the run is about to adopt (tables=*) is read twice: once to know it, once for its columns.
+    if (!out.adopt && this.retried === out.refresh) {
       this.h.failed(configError(`a change of table ${out.refresh} in the binlog has a column the table no longer has nor had when this run read it (added and dropped since): its type is unknown, so the change cannot be rendered exactly; start a new capture with snapshot=initial and another slot_name`));
       return;
     }
-    this.retried = out.refresh;
+    if (!out.adopt) this.retried = out.refresh;
     this.backlog = [evt];
     this.h.pause();
     this.h.introspect(out.refresh).then(

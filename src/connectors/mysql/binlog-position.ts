@@ -116,3 +116,9 @@ export const BINLOG_NAMING = {
     return m && !m[1]!.endsWith(':schema') ? { tx: m[1]!, n: Number(m[2]) } : undefined;
   },
 };
+
+/** A change a sink holds already (resuming inside a transaction): its place, read from its id, is among the first `count` of transaction `tx`. */
+export function heldAlready(m: { seedText: string | undefined }, resume: { tx: string; count: number } | undefined): boolean {
+  const place = resume && BINLOG_NAMING.place(m.seedText ?? '');
+  return place !== undefined && place.tx === resume!.tx && place.n < resume!.count;
+}

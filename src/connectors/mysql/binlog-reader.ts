@@ -53,7 +53,8 @@ export class BinlogReader {
     private readonly cfg: Record<string, unknown>,
     private readonly serverId: number,
     private readonly database: string,
-    private readonly tables: string[],
+    /** The captured tables' names; true: every table of the database (tables=*, so that tables created later are seen). */
+    private readonly tables: string[] | true,
     private readonly heartbeatMs: number,
   ) {}
 

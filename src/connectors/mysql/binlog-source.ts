@@ -8,12 +8,12 @@ import { openDatabase } from '../sql/open-database.js';
 import { BinlogAssembler } from './binlog-changes.js';
 import { ChangeSinkPosition, HandedChanges } from '../sql/change-position.js';
 import { nextChanges, type ChangeLoop } from '../sql/change-loop.js';
-import { checkBinlogServer, resolveCapturedTables } from './binlog-checks.js';
+import { checkBinlogServer } from './binlog-checks.js';
+import { CapturedTables } from './binlog-tables.js';
 import { BINLOG_NAMING, formatPosition, reached, parseStartPosition, type BinlogPosition, type CaptureStateStore, type SnapshotProgress } from './binlog-position.js';
 import { EventFeed } from './binlog-feed.js';
 import { BinlogReader, defaultServerId } from './binlog-reader.js';
 import { capturePlan, openCaptureStore, resumeWarning, SPLIT, type BinlogFields as Fields } from './binlog-start.js';
-import { CapturedTable } from './binlog-rows.js';
 import { binlogEnd, ConsistentRead, SnapshotPhase } from './binlog-snapshot.js';
 import type { MysqlDialect } from './dialect.js';
 import { mysqlConfig } from './driver.js';
@@ -33,7 +33,7 @@ export class BinlogSource implements Source {
   private releaseDb: (() => Promise<void>) | undefined;
   private ctx!: SourceContext;
   private dialect!: MysqlDialect;
-  private tables = new Map<string, CapturedTable>();
+  private tables!: CapturedTables;
   private store: CaptureStateStore | undefined;
   private reader: BinlogReader | undefined;
   private assembler: BinlogAssembler | undefined;
@@ -62,10 +62,8 @@ export class BinlogSource implements Source {
 
   private readonly q = async (sql: string, params?: unknown[]) => (await this.db.query(sql, params)).rows;
 
-  /** The captured tables, as `bridge.table` names them. */
-  capturedTables(): string[] {
-    return [...this.tables.keys()];
-  }
+  /** The captured tables, as `bridge.table` names them (tables=*: with those created since the run started). */
+  capturedTables = (): string[] => [...(this.tables?.keys() ?? [])];
 
   async open(ctx: SourceContext): Promise<void> {
     this.ctx = ctx;
@@ -79,7 +77,8 @@ export class BinlogSource implements Source {
     this.releaseDb = opened.release;
     const only = this.f.snapshot === 'only';
     if (!only) await checkBinlogServer(this.q, this.ep.kind);
-    for (const [name, info] of await resolveCapturedTables(this.db, this.f.tables, ctx.warn)) this.tables.set(name, new CapturedTable(name, info, this.dialect));
+    this.tables = new CapturedTables(this.db, this.dialect);
+    await this.tables.resolve(this.f.tables, ctx.warn);
     if (ctx.dryRun) return;
     const cfg = mysqlConfig(this.ep, ctx.warn);
     if (only) return this.startSnapshot(cfg, undefined, undefined);
@@ -123,11 +122,12 @@ export class BinlogSource implements Source {
     this.assembler = new BinlogAssembler(database, this.tables, ops, this.f.source_metadata === true, this.ep.kind === 'mariadb' ? from.gtid : undefined);
     if (prev) this.assembler.adopt(prev);
     this.assembler.file = from.file;
-    Object.assign(this.assembler, { schemaMessages: this.schemaMessages, lastPos: from, onSplit: this.warnSplit, resume: this.resume });
+    Object.assign(this.assembler, { schemaMessages: this.schemaMessages, lastPos: from, onSplit: this.warnSplit, resume: this.resume, star: this.tables.existing !== undefined });
+    for (const t of this.tables.notCaptured) this.assembler.ignored.add(t);
     this.released.clear();
     this.failure = undefined;
     const serverId = this.f.server_id ?? defaultServerId(this.f.slot_name ?? 'bridge_slot');
-    const reader = new BinlogReader(mysqlConfig(this.ep, this.ctx.warn), serverId, database, [...this.tables.keys()], this.f.heartbeat_interval_ms ?? 10_000);
+    const reader = new BinlogReader(mysqlConfig(this.ep, this.ctx.warn), serverId, database, this.tables.existing ? true : [...this.tables.keys()], this.f.heartbeat_interval_ms ?? 10_000);
     this.reader = reader;
     const feed = new EventFeed(this.assembler, {
       released: (tx) => {
@@ -135,7 +135,7 @@ export class BinlogSource implements Source {
         this.released.push(tx);
         this.wakeup.notify();
       },
-      introspect: async (name) => this.tables.get(name)!.refresh(await this.db.withConnection((c) => this.dialect.introspect(c, name))),
+      introspect: async (name) => void ((await this.tables.introspect(name, this.ctx.warn, (t) => this.ctx.info?.(t))) || this.assembler?.ignored.add(name)),
       pause: () => reader.pause('schema'),
       resume: () => reader.resume('schema'),
       failed: (e) => this.fail(e),

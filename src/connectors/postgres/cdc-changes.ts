@@ -148,8 +148,11 @@ export class ChangeAssembler {
   private ours(relationId: number): string | undefined {
     const r = this.relations.get(relationId);
     if (!r) return undefined;
-    return this.listed.get(`${r.schema}.${r.name}`) ?? this.listed.get(r.name);
+    return this.listed.get(`${r.schema}.${r.name}`) ?? this.listed.get(r.name) ?? this.adopt?.(r.schema, r.name, r.columns.some((c) => c.key));
   }
+
+  /** A pattern's capture: a relation not listed may be a table created since (cdc-new-tables.ts). */
+  adopt: ((schema: string, name: string, keyed: boolean) => string | undefined) | undefined;
 
   private meta(table: string, op: string, lsn: bigint): Metadata {
     // Without a per-change position, the changes of one table and operation share one (frozen) metadata object.
@@ -211,9 +214,7 @@ export class ChangeAssembler {
   }
 
   /** The shape of the initial copy's rows, once per read (not per row). */
-  copyShape(fields: { name: string; typeOid: number }[]): RowShape {
-    return this.shapeOf(`copy:${fields.map((f) => `${f.name}:${f.typeOid}`).join(',')}`, fields);
-  }
+  copyShape = (fields: { name: string; typeOid: number }[]): RowShape => this.shapeOf(`copy:${fields.map((f) => `${f.name}:${f.typeOid}`).join(',')}`, fields);
 
   private shapeOf(sig: string, columns: { name: string; typeOid: number }[]): RowShape {
     let shape = this.shapes.get(sig);

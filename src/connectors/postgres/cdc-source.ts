@@ -16,6 +16,7 @@ import { CopyPhase, InitialCopy } from './cdc-initial-copy.js';
 import { beginCapture, capturePlan } from './cdc-start.js';
 import { captureConfig, listCaptured, type CaptureConfig } from './cdc-config.js';
 import { LagWatch, stopCapture } from './cdc-stop.js';
+import { NewTables } from './cdc-new-tables.js';
 import { describeRelation, seedShapes } from './cdc-relation.js';
 import { formatLsn, type PgOutputMessage } from './pgoutput.js';
 import { HandedChanges } from '../sql/change-position.js';
@@ -76,6 +77,8 @@ export class CdcSource implements Source {
     const render = { timestamps: (this.ep.fields.timestamps as 'text' | 'rfc3339') ?? 'text', parseArray: parsePgArray };
     this.changes = new ChangeAssembler(this.tables, this.f.source_metadata, render, this.f.operations, this.schemaMessages ? (rel) => describeRelation(this.q, rel) : undefined);
     this.infos = await introspectAll((s, p) => this.db.query(s, p), this.tables);
+    const fresh = this.f.dedicated ? await NewTables.open(this.db, this.f.listed, { warn: ctx.warn, info: (t) => ctx.info?.(t), adopted: (t) => this.tables.push(t) }) : undefined;
+    this.changes.adopt = fresh && ((schema, name, keyed) => fresh.adopt(schema, name, keyed));
     // snapshot=only: one consistent copy of the tables, and nothing else (no slot, no publication).
     if (this.f.snapshot === 'only') return void (ctx.dryRun || (this.copying = await CopyPhase.open(this.initialCopy(), {}, undefined, ctx.warn)));
     const stream = this.newStream();
@@ -97,13 +100,9 @@ export class CdcSource implements Source {
     this.lag.start(this.q, this.f.slot_name);
   }
 
-  private initialCopy(): InitialCopy {
-    return new InitialCopy(pgConfig(this.ep, this.ctx.warn), this.tables, this.infos, this.changes);
-  }
+  private initialCopy = (): InitialCopy => new InitialCopy(pgConfig(this.ep, this.ctx.warn), this.tables, this.infos, this.changes);
 
-  private newStream(): ReplicationStream {
-    return new ReplicationStream(pgConfig(this.ep, this.ctx.warn), this.f.slot_name, this.f.publication, this.f.temporary_slot, this.f.startLsn);
-  }
+  private newStream = (): ReplicationStream => new ReplicationStream(pgConfig(this.ep, this.ctx.warn), this.f.slot_name, this.f.publication, this.f.temporary_slot, this.f.startLsn);
 
   /** The replication connection fails while the initial copy reads: a temporary slot is lost with it; a permanent one is streamed from a new connection. */
   private copyStreamFailed(e: unknown): void {
@@ -213,7 +212,10 @@ export class CdcSource implements Source {
 
   /** A captured table (the first unless named), so a sink can create a typed mirror of it (columns=auto + auto_create_table). */
   async describeTable(_profile?: boolean, table?: string): Promise<DescribedTable | undefined> {
-    const info = this.infos.get(table ?? this.tables[0]!);
+    const t = table ?? this.tables[0]!;
+    // A table created while a pattern's capture ran is read when its sink is made.
+    if (!this.infos.has(t) && this.tables.includes(t)) for (const [k, v] of await introspectAll((s, p) => this.db.query(s, p), [t])) this.infos.set(k, v);
+    const info = this.infos.get(t);
     return info && describeCaptured(info);
   }
 
@@ -221,17 +223,13 @@ export class CdcSource implements Source {
   sendSchemaChanges = (): boolean => (this.schemaMessages = true);
 
   /** The change-capture endpoint's tables, as bridge.table names them: each goes into the sink table of its name. */
-  capturedTables(): string[] | undefined {
-    return this.f.dedicated ? this.tables : undefined;
-  }
+  capturedTables = (): string[] | undefined => (this.f.dedicated ? this.tables : undefined);
 
   slotLagBytes = (): number | undefined => this.lag.bytes;
 
   checkpoint = (): string => `slot ${this.f.slot_name}${this.f.temporary_slot ? ' (temporary)' : ''} confirmed at ${formatLsn(this.confirmed)}`;
 
-  async plan(): Promise<PlanItem[]> {
-    return capturePlan(this.q, { ...this.f, table: this.tables.join(', ') || this.f.listed });
-  }
+  plan = async (): Promise<PlanItem[]> => capturePlan(this.q, { ...this.f, table: this.tables.join(', ') || this.f.listed });
 
   poolStats = (): PoolStats | undefined => this.db?.stats();
 

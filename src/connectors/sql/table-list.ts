@@ -29,7 +29,7 @@ export function parseTableList(list: string, what: string, maxLength: number): I
 }
 
 /** bridge's own checkpoint tables (default checkpoint_store) and a sink's position table are never copied by a pattern. */
-const OWN_TABLE = /^(bridge_cursors_|bridge_positions$)/;
+export const OWN_TABLE = /^(bridge_cursors_|bridge_positions$)/;
 
 /**
  * The tables a source's `table=` list names, in the order written (a pattern's matches by name),
