@@ -31,7 +31,8 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
     type: 'boolean',
     default: false,
     roles: PUBLISHER,
-    description: 'Create the table if missing, in the queue shape (id, payload, locked_until, created_at) with an index on locked_until.',
+    description:
+      "Create the table if missing: with columns=auto, a typed copy of the source table's columns (same or exact-fit types, primary key and unique keys; see --dry-run), else the queue shape (id, payload, locked_until, created_at) with an index on locked_until. A mirror bridge created this way follows its captured table's column changes.",
   },
   {
     name: 'bulk_copy',
@@ -46,7 +47,7 @@ export const DATABASE_FIELDS: readonly FieldSpec[] = [
     type: 'enum',
     values: ['auto'],
     roles: PUBLISHER,
-    description: 'auto: write each JSON field of the payload into the column of the same name, cast to its type. The table must exist.',
+    description: 'auto: write each JSON field of the payload into the column of the same name, converted to its type exactly or rejected (naming the field). A missing table is created with auto_create_table=true, else refused.',
   },
   { name: 'extra_column', type: 'string', roles: PUBLISHER, description: 'With columns=auto: column that takes the unmatched payload fields as one JSON object.' },
   { name: 'key', type: 'string', roles: PUBLISHER, description: 'With columns=auto: key column(s), comma-separated; a row with the same key is updated.' },
