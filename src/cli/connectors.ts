@@ -12,7 +12,7 @@ function typeText(f: FieldSpec): string {
   return f.type === 'enum' ? f.values!.join(' \\| ') : f.type;
 }
 
-/** Markdown table of one connector's fields: the README's tables are this output. */
+/** Markdown table of one connector's fields: docs/connectors.md's tables are this output. */
 export function markdown(spec: ConnectorSpec): string {
   const rows = spec.fields.map((f) => {
     const notes = [f.kinds ? `only ${f.kinds.join(', ')}` : '', f.secret ? 'secret' : '', f.planned ? 'not implemented yet' : ''].filter(Boolean).join('; ');

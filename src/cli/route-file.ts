@@ -56,7 +56,7 @@ export function holdsPassword(url: string): boolean {
 }
 
 /**
- * Reads a route file (README "Route files"): `connections` names endpoints once, `routes` (a
+ * Reads a route file (docs/operations.md "Route files"): `connections` names endpoints once, `routes` (a
  * mapping of name → route, or a list with `name:`) holds what the flags and URLs of one command
  * say. Endpoint texts keep `${VAR}` references for the endpoint layer to fill in (so they show as
  * written and their values are masked); other values are filled in here.
@@ -90,7 +90,7 @@ export function readRouteFile(file: string, o: { dryRun: boolean }, warn: (s: st
     else if (key === 'metrics') metrics = interpolate(r.text(p.value, 'metrics'), process.env, `${file} metrics`);
     else r.fail(p.key, key, `is not a key of a route file (keys: connections, routes, metrics)`);
   }
-  if (!routesNode) throw configError(`${file}: has no routes: add a routes: mapping (see README "Route files")`);
+  if (!routesNode) throw configError(`${file}: has no routes: add a routes: mapping (see docs/operations.md "Route files")`);
   const entries: [string | undefined, unknown][] = isSeq(routesNode)
     ? (routesNode.items as unknown[]).map((n) => [undefined, n])
     : r.pairs(routesNode, 'routes').map((p) => [r.text(p.key, 'routes'), p.value]);

@@ -64,12 +64,14 @@ export function describeFailure(e: unknown): Summary['error'] & { exitCode: numb
  * Says so, and what makes re-delivery idempotent, unless key= is given (then another unique key
  * of the target refused it, and the message alone is right).
  */
-function resumeHint(e: unknown, source: Source | undefined, dst: Endpoint | undefined, table: DescribedTable | undefined): string | undefined {
+function resumeHint(e: unknown, source: Source | undefined, dst: Endpoint | undefined, table: DescribedTable | undefined, exactly: boolean): string | undefined {
   const from = source?.resumedFrom?.();
   if (!from || !isDuplicateKey(e) || !dst || dst.given.has('key')) return undefined;
   const key = table?.primaryKey.length ? table.primaryKey.join(',') : '<its primary key>';
   // key= is an upsert of columns=auto; a sink's own insert_query or bulk_copy must say it itself.
   const fix = dst.given.has('columns') ? `give the sink key=${key} to write them over` : 'make the sink skip or update rows already there (ON CONFLICT … DO UPDATE / ON DUPLICATE KEY UPDATE)';
+  // Exactly once: the position went with the rows, so what the key refuses was put there by someone else.
+  if (exactly) return `this run continued from ${from}; the target already holds rows with these keys that this route did not deliver (its position is kept with its rows): remove them, or ${fix}`;
   return `this run continued from ${from}; rows a stopped run had written after its last saved position are delivered again (at least once) and the target's key refuses them: ${fix}`;
 }
 
@@ -171,7 +173,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     if (e instanceof OutputClosedError) summary = { ok: true, exitCode: 0, stopped: true };
     else {
       const f = describeFailure(e);
-      const hint = f.hint ?? resumeHint(e, source, dstEp, sourceTable);
+      const hint = f.hint ?? resumeHint(e, source, dstEp, sourceTable, hub.delivery === 'exactly once');
       summary = { ok: false, exitCode: f.exitCode, stopped: stop.aborted, error: { code: f.code, message: f.message, hint: hint ? redact(hint) : undefined, messageId: f.messageId } };
     }
   }

@@ -17,7 +17,7 @@ export interface RouteOutcome {
 /** Exit codes from worst to mildest: a bug, an endpoint unreachable, rejected values, a configuration mistake. */
 const SEVERITY: number[] = [EXIT.fatal, EXIT.connect, EXIT.rejected, EXIT.config];
 
-/** The exit code of a run of several routes: the worst of theirs (README "Exit codes"). */
+/** The exit code of a run of several routes: the worst of theirs (docs/guarantees.md "Exit codes"). */
 export function worstExit(codes: number[]): number {
   for (const c of SEVERITY) if (codes.includes(c)) return c;
   return codes.find((c) => c !== 0) ?? 0;
@@ -57,7 +57,7 @@ export async function runMany(routes: NamedRoute[], parallel: number, reporterFo
 const cutShort = (o: RouteOutcome): boolean => o.code === 0 && o.summary?.stopped === true && o.snapshot?.command === 'copy';
 
 /**
- * The exit code of a run of several routes: the worst of theirs (README "Exit codes"); 130 when a
+ * The exit code of a run of several routes: the worst of theirs (docs/guarantees.md "Exit codes"); 130 when a
  * signal stopped it before every copy finished (a copy stopped part-way, or one never started),
  * so that an interrupted migration never looks like a finished one.
  */

@@ -38,7 +38,7 @@ export function routeFileCommand(program: Command, run: (routes: NamedRoute[], o
   program
     .command('run')
     .description('run the routes of a route file (YAML): copies, tails and listeners in one process')
-    .argument('<file>', 'route file (README "Route files")')
+    .argument('<file>', 'route file (docs/operations.md "Route files")')
     .option('--dry-run', 'connect, validate and print every route\'s plan; write nothing')
     .option('--env-file <path>', 'load environment variables from a .env file first (variables already set win)')
     .option('--parallel <n>', 'routes running at a time (default: all of them)', positiveInt('--parallel'))

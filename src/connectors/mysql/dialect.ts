@@ -208,6 +208,13 @@ export class MysqlDialect extends Dialect {
     ];
   }
 
+  /** When the table was created (to the second: a table made again within the same second looks the same). */
+  override tableIdentity = async (conn: SqlConnection, table: string): Promise<string | undefined> => {
+    const r = await conn.query('SELECT CAST(CREATE_TIME AS CHAR) FROM information_schema.TABLES WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?', [this.schemaOf(table) ?? null, this.baseName(table)]);
+    const v = r.rows[0]?.[0];
+    return v === null || v === undefined ? undefined : `created ${String(v)}`;
+  };
+
   createCheckpointTable(table: string): string[] {
     return [
       `CREATE TABLE IF NOT EXISTS ${this.table(table)} (cursor_id VARCHAR(255) NOT NULL PRIMARY KEY, last_value TEXT NOT NULL,

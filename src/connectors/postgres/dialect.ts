@@ -2,7 +2,8 @@ import { PgBinder } from './bind.js';
 import { Dialect, type TransactionListing } from '../sql/dialect.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { parsePgArray } from './array.js';
-import { PositionMoved, type PendingPosition } from '../sql/sink-position.js';
+import type { PendingPosition } from '../sql/sink-position.js';
+import { inlinePosition, positionMoved, tableIdentity } from './pg-positions.js';
 import { pgAttributes, pgColumnType, pgTypeFromName } from './types.js';
 
 /** Types whose names need no schema: bound values are cast to them in columns=auto. */
@@ -172,24 +173,10 @@ export class PostgresDialect extends Dialect {
             ON CONFLICT (cursor_id) DO UPDATE SET last_value = EXCLUDED.last_value, updated_at = EXCLUDED.updated_at`;
   }
 
-  /**
-   * The position moved by a statement that fails when its compare-and-set does, and returns no rows
-   * (a RowDescription inside a COPY's query breaks pg-copy-streams): the UPDATE divides by zero when
-   * the route's seq is another (a run that is not the only writer), the INSERT of a route's first
-   * position meets a duplicate key. Values inlined as E'' literals (backslashes and quotes escaped).
-   */
-  override inlinePosition(p: PendingPosition): string {
-    const lit = (s: string): string => `E'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
-    const t = this.table(p.table.name);
-    if (p.expectSeq === 0) return `INSERT INTO ${t} (route, last_position, seq, updated_at) VALUES (${lit(p.position.route)}, ${lit(p.position.text)}, 1, now())`;
-    return `UPDATE ${t} SET last_position = ${lit(p.position.text)}, seq = CASE WHEN seq = ${p.expectSeq} THEN seq + 1 ELSE seq / (seq - seq) END, updated_at = now() WHERE route = ${lit(p.position.route)}`;
-  }
-
-  override positionMoved(e: unknown, p: PendingPosition): Error | undefined {
-    const err = (e as { cause?: { code?: string; table?: string } }).cause ?? (e as { code?: string; table?: string });
-    const ours = err.code === '22012' || (err.code === '23505' && err.table === this.baseName(p.table.name));
-    return ours ? new PositionMoved(`${p.position.route}: seq is no longer ${p.expectSeq}`) : undefined;
-  }
+  // Exactly once: the position with the COPY in one round trip, and the sink table's identity (pg-positions.ts).
+  override inlinePosition = (p: PendingPosition): string => inlinePosition(this, p);
+  override positionMoved = (e: unknown, p: PendingPosition): Error | undefined => positionMoved(this, e, p);
+  override tableIdentity = (conn: SqlConnection, table: string): Promise<string | undefined> => tableIdentity(this, conn, table);
 
   override readonly tracksTransactions = true;
 

@@ -94,8 +94,10 @@ export abstract class Dialect {
    * the position's statement with its values inlined, failing when its compare-and-set does; and
    * that failure as PositionMoved (undefined for any other error).
    */
-  inlinePosition?(p: PendingPosition): string;
-  positionMoved?(e: unknown, p: PendingPosition): Error | undefined;
+  inlinePosition?: (p: PendingPosition) => string;
+  positionMoved?: (e: unknown, p: PendingPosition) => Error | undefined;
+  /** What tells a table from one of the same name made again after a drop (PostgreSQL's oid…): a sink's positions are kept per table. */
+  tableIdentity?: (conn: SqlConnection, table: string) => Promise<string | undefined>;
 
   /** A query that returns one row when the table has any. */
   anyRow(table: string): string {

@@ -17,6 +17,8 @@ export const POSITION_TABLE = 'bridge_positions';
 export interface PendingPosition {
   readonly table: PositionTable;
   readonly position: CommitPosition;
+  /** The row's key in the position table: the route, and the sink table it stands for (PositionTable.key). */
+  readonly key: string;
   /** The route's seq the sink last saw (0: no row yet). */
   readonly expectSeq: number;
   /** Set once a transaction carried it: a second one under the same batch is a bug (see commitIn). */
@@ -37,13 +39,29 @@ export class PositionMoved extends BridgeError {
 export class PositionTable {
   /** The seq last committed per route, as this run knows it. */
   private readonly seqs = new Map<string, number>();
+  /** Which sink table (as the kind identifies a table: PostgreSQL's oid…) the positions stand for; undefined while it does not exist. */
+  private identity: string | undefined;
 
   constructor(
     private readonly dialect: Dialect,
     readonly name: string,
     /** The sink's own view of its database (Database.forSink): only its transactions carry this table's positions. */
     readonly owner: Database,
+    private readonly sinkTable: string,
   ) {}
+
+  /**
+   * A route's row is keyed by the route and the sink table's identity: a table dropped and made again
+   * (to start over, or by a test) is another table, and a position kept for the old one does not apply.
+   */
+  key(route: string): string {
+    return this.identity === undefined ? route : `${route}#${this.identity}`;
+  }
+
+  /** Reads the sink table's identity (again once the sink has created it). */
+  async identify(): Promise<void> {
+    this.identity = await this.dialect.tableIdentity?.({ query: (s, p) => this.owner.query(s, p) }, this.sinkTable).catch(() => undefined);
+  }
 
   /** Creates the table if missing; a sink where the user cannot create tables is refused with the fix. */
   async open(ddl: (statements: string[]) => Promise<void>): Promise<void> {
@@ -61,7 +79,7 @@ export class PositionTable {
   /** The stored position of a route, if any (and its seq, for the next compare-and-set). */
   async load(route: string): Promise<string | undefined> {
     const d = this.dialect;
-    const r = await this.owner.query(`SELECT ${d.quote('last_position')}, ${d.quote('seq')} FROM ${d.table(this.name)} WHERE ${d.quote('route')} = ${d.param(1)}`, [route]);
+    const r = await this.owner.query(`SELECT ${d.quote('last_position')}, ${d.quote('seq')} FROM ${d.table(this.name)} WHERE ${d.quote('route')} = ${d.param(1)}`, [this.key(route)]);
     const row = r.rows[0];
     if (!row) {
       this.seqs.set(route, 0);
@@ -74,7 +92,7 @@ export class PositionTable {
   /** Runs `write` with `position` pending: the transaction that writes the batch commits it too (Database.commitPosition). */
   async with<T>(position: CommitPosition, write: () => Promise<T>): Promise<{ out: T; committed: boolean }> {
     if (!this.seqs.has(position.route)) await this.load(position.route);
-    const p: PendingPosition = { table: this, position, expectSeq: this.seqs.get(position.route)!, committed: false };
+    const p: PendingPosition = { table: this, position, key: this.key(position.route), expectSeq: this.seqs.get(position.route)!, committed: false };
     // One batch at a time: a source that keeps a position has each batch acknowledged before the next is written.
     this.owner.pending = p;
     try {
@@ -103,14 +121,14 @@ export class PositionTable {
     const { text } = p.position;
     if (p.expectSeq === 0) {
       try {
-        await conn.query(`INSERT INTO ${t} (${route}, ${last}, ${seq}, ${at}) VALUES (${d.param(1)}, ${d.param(2)}, 1, ${d.now})`, [p.position.route, text]);
+        await conn.query(`INSERT INTO ${t} (${route}, ${last}, ${seq}, ${at}) VALUES (${d.param(1)}, ${d.param(2)}, 1, ${d.now})`, [p.key, text]);
       } catch (e) {
         // Another run (or an earlier try of this batch) inserted it first.
         throw new PositionMoved((e as Error).message);
       }
       return;
     }
-    const r = await conn.query(`UPDATE ${t} SET ${last} = ${d.param(1)}, ${seq} = ${seq} + 1, ${at} = ${d.now} WHERE ${route} = ${d.param(2)} AND ${seq} = ${d.param(3)}`, [text, p.position.route, p.expectSeq]);
+    const r = await conn.query(`UPDATE ${t} SET ${last} = ${d.param(1)}, ${seq} = ${seq} + 1, ${at} = ${d.now} WHERE ${route} = ${d.param(2)} AND ${seq} = ${d.param(3)}`, [text, p.key, p.expectSeq]);
     if (r.affected !== 1) throw new PositionMoved(`${p.position.route}: seq is no longer ${p.expectSeq}`);
   }
 }
@@ -169,7 +187,8 @@ export class PositionKeeper {
 export async function openPositions(ep: Endpoint, sinkTable: string, db: Database, dryRun: boolean, warn: (t: string) => void): Promise<{ book: SinkPositions; keeper?: PositionKeeper } | undefined> {
   const name = PositionKeeper.tableName(ep.fields.position_table as string, sinkTable, db.dialect);
   if (!name) return undefined;
-  const table = new PositionTable(db.dialect, name, db);
+  const table = new PositionTable(db.dialect, name, db, sinkTable);
+  await table.identify();
   const description = `table ${name} in the ${ep.kind} sink`;
   // A position stands for rows in the sink table: one whose table is gone or empty (dropped, truncated
   // to start over) is stale, and the source's own checkpoint decides where the run starts.

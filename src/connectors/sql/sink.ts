@@ -100,6 +100,7 @@ export class SqlSink implements Sink {
     this.db = this.own(opened.db);
     this.releaseDb = opened.release;
     const { info, created, createdPlan, dryCreate } = await sinkTable(this.db, this.ep, ctx);
+    await this.keeper?.table.identify(); // the positions stand for this table as it is now (created just now, perhaps)
     this.created = created;
     this.createdPlan = createdPlan;
 

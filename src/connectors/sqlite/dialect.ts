@@ -79,6 +79,13 @@ export class SqliteDialect extends Dialect {
     return r.rows.map((x) => String(x[0]));
   }
 
+  /** The table's root page: a table made again after a drop usually gets another (SQLite has no table id). */
+  override tableIdentity = async (conn: SqlConnection, table: string): Promise<string | undefined> => {
+    const schema = this.schemaOf(table);
+    const r = await conn.query(`SELECT rootpage FROM ${schema ? `${this.quote(schema)}.` : ''}sqlite_master WHERE type = 'table' AND name = ?`, [this.baseName(table)]);
+    return r.rows.length ? `rootpage ${String(r.rows[0]![0])}` : undefined;
+  };
+
   async introspect(conn: SqlConnection, table: string): Promise<TableInfo> {
     const schema = this.schemaOf(table);
     const prefix = schema ? `${this.quote(schema)}.` : '';

@@ -137,6 +137,11 @@ export class SqlServerDialect extends Dialect {
     return withUniques({ exists: true, columns, primaryKey, uniqueSets: [...sets.values()] });
   }
 
+  override tableIdentity = async (conn: SqlConnection, table: string): Promise<string | undefined> => {
+    const v = (await conn.query('SELECT OBJECT_ID(@p1)', [this.objectName(table)])).rows[0]?.[0];
+    return v === null || v === undefined ? undefined : `object ${String(v)}`;
+  };
+
   private objectName(table: string): string {
     return `${this.schemaOf(table) ?? 'dbo'}.${this.baseName(table)}`;
   }
