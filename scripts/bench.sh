@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm run bench: the anchors harness (../shared/bench-anchors) with bridge beside every anchor, then
-# the README's performance tables rewritten from that one run (scripts/readme-perf.js).
+# the performance tables of docs/performance.md rewritten from that one run (scripts/readme-perf.js).
 # The harness's change-capture tail runs `bridge tail … publication=tail_pub`, whose replication slot
 # is kept so that a tail can resume. Left behind, it held 9–33 GB of this machine's WAL between runs,
 # and the next run's tail decoded all of that before the probe's inserts (0 of 100 seen). So the

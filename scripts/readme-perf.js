@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Rewrites the README's performance tables from one run of ../shared/bench-anchors: each copy
+// Rewrites the performance tables of docs/performance.md from one run of ../shared/bench-anchors: each copy
 // route beside the anchor of its family (runs.tsv), as a ratio of speeds (anchor time / bridge
 // time: above 1 is faster than the anchor); `serve` beside the no-database server and the best
 // database server (http.jsonl); the tails beside polling and logical replication (tail.jsonl).
-//   node scripts/readme-perf.js /tmp/anchors-<ts>            (writes README.md)
+//   node scripts/readme-perf.js /tmp/anchors-<ts>            (writes docs/performance.md)
 //   node scripts/readme-perf.js /tmp/anchors-<ts> --print    (prints the tables only)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -110,11 +110,11 @@ const table = [...copies, ...httpTable(), ...tailTable()].join('\n');
 if (process.argv.includes('--print')) {
   console.log(table);
 } else {
-  const file = new URL('../README.md', import.meta.url);
-  const readme = readFileSync(file, 'utf8');
+  const file = new URL('../docs/performance.md', import.meta.url);
+  const doc = readFileSync(file, 'utf8');
   const start = '<!-- perf:start -->';
   const end = '<!-- perf:end -->';
-  if (!readme.includes(start)) throw new Error(`README.md has no ${start} … ${end} block`);
-  writeFileSync(file, readme.replace(new RegExp(`${start}[\\s\\S]*?${end}`), `${start}\n${table}\n${end}`));
-  console.log(`README.md performance table rewritten from ${dir}`);
+  if (!doc.includes(start)) throw new Error(`docs/performance.md has no ${start} … ${end} block`);
+  writeFileSync(file, doc.replace(new RegExp(`${start}[\\s\\S]*?${end}`), `${start}\n${table}\n${end}`));
+  console.log(`docs/performance.md performance tables rewritten from ${dir}`);
 }
