@@ -44,10 +44,10 @@ export async function createSink(ep: Endpoint): Promise<Sink> {
   }
 }
 
-/** `table=a,b` / `table=*` / `table=schema.*` on a database source: the tables it names (see sql/table-list.ts). */
+/** `table=a,b` / `table=*` / `table=schema.*` on a database source: the tables it names (see sql/read/table-list.ts). */
 export async function listSourceTables(ep: Endpoint, exclude: string[], warn: (s: string) => void): Promise<string[]> {
   if (ep.spec.name !== 'database') throw configError(`a list of tables needs a database source; the ${ep.kind} source has no tables`);
-  return (await import('./sql/table-list.js')).expandTables(ep, exclude, warn);
+  return (await import('./sql/read/table-list.js')).expandTables(ep, exclude, warn);
 }
 
 /** Whether an endpoint's table field names several tables (`a,b`, `*`, `schema.*`). */
@@ -56,10 +56,10 @@ export function namesSeveralTables(ep: Endpoint): boolean {
   return ep.spec.name === 'database' && typeof t === 'string' && /[*,]/.test(t);
 }
 
-/** `--parallel N` on one database table: the source field of each of its N parts (see sql/table-split.ts). */
+/** `--parallel N` on one database table: the source field of each of its N parts (see sql/read/table-split.ts). */
 export async function splitSourceTable(ep: Endpoint, n: number, warn: (s: string) => void): Promise<[string, string][]> {
   if (ep.spec.name !== 'database') throw configError(`--parallel splits a database table; the ${ep.kind} source has none`);
-  return (await import('./sql/table-split.js')).splitTable(ep, n, warn);
+  return (await import('./sql/read/table-split.js')).splitTable(ep, n, warn);
 }
 
 /** `bridge slots`: PostgreSQL's replication slots, or the binlog captures a MariaDB/MySQL database keeps, listed and dropped by the kind that knows them. */

@@ -1,4 +1,4 @@
-import { assess } from '../../src/connectors/sql/assess.js';
+import { assess } from '../../src/connectors/sql/values/assess.js';
 import type { Dialect } from '../../src/connectors/sql/dialect.js';
 import { MysqlDialect } from '../../src/connectors/mysql/dialect.js';
 import { PostgresDialect } from '../../src/connectors/postgres/dialect.js';

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { Message } from '../../src/core/message.js';
-import type { Item } from '../../src/connectors/sql/change-batches.js';
-import { takeTransactions } from '../../src/connectors/sql/change-batches.js';
+import type { Item } from '../../src/connectors/sql/capture/change-batches.js';
+import { takeTransactions } from '../../src/connectors/sql/capture/change-batches.js';
 
 /** Released items of transactions of the given sizes, committed at LSN 1, 2, 3… */
 const released = (...sizes: number[]): Item[] =>
@@ -29,7 +29,7 @@ it('under --limit the batch keeps to max, inside a transaction if need be', () =
 });
 
 it('a transaction too long to hold is released in parts before its commit: the socket pauses at the limit, no part claims a commit, the last part does', async () => {
-  const { ReleasedChanges } = await import('../../src/connectors/sql/change-batches.js');
+  const { ReleasedChanges } = await import('../../src/connectors/sql/capture/change-batches.js');
   const flow: string[] = [];
   const r = new ReleasedChanges(100, { pause: () => flow.push('pause'), resume: () => flow.push('resume') }, (c) => `lsn ${c}`);
   const part = (from: number, n: number): Item[] => Array.from({ length: n }, (_, i) => ({ m: new Message(`p${from + i}`) }));

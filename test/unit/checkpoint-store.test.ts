@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { objectKey } from '../../src/checkpoint/object-key.js';
 import { postgresKind } from '../../src/connectors/postgres/index.js';
-import { sourceCheckpointStore as resolveCheckpointStore } from '../../src/connectors/sql/checkpoint-store.js';
+import { sourceCheckpointStore as resolveCheckpointStore } from '../../src/connectors/sql/position/checkpoint-store.js';
 import type { Database } from '../../src/connectors/sql/database.js';
 import { BridgeError } from '../../src/core/errors.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkPool } from '../../src/connectors/sql/chunk-buffer.js';
+import { ChunkPool } from '../../src/connectors/sql/write/chunk-buffer.js';
 import { CopyTextEncoder } from '../../src/connectors/postgres/copy-encoder.js';
 
 /** Rows of a batch: long texts so one batch spans several 256 KB chunks. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MysqlDialect } from '../../src/connectors/mysql/dialect.js';
 import { PostgresDialect } from '../../src/connectors/postgres/dialect.js';
-import { Frontier } from '../../src/connectors/sql/cursor-frontier.js';
-import { CursorQuery } from '../../src/connectors/sql/cursor-query.js';
+import { Frontier } from '../../src/connectors/sql/position/cursor-frontier.js';
+import { CursorQuery } from '../../src/connectors/sql/position/cursor-query.js';
 
 const col = (name: string, type: 'bigint' | 'timestamp') => ({ name, type, dbType: type, nullable: false });
 

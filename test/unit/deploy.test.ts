@@ -5,7 +5,7 @@ import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { resolveEndpoint } from '../../src/config/endpoint.js';
 import { specForScheme } from '../../src/connectors/registry.js';
-import { parsePartition } from '../../src/connectors/sql/partition.js';
+import { parsePartition } from '../../src/connectors/sql/read/partition.js';
 import { BIN, ROOT } from '../helpers/bridge.js';
 
 /** The Kubernetes manifests hold valid YAML, and bridge accepts the commands, endpoints and flags they run. */

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MysqlBinder } from '../../src/connectors/mysql/bind.js';
 import { PgBinder } from '../../src/connectors/postgres/bind.js';
-import { NEED_FIELD, type Binder, type SourceColumn } from '../../src/connectors/sql/bind.js';
-import { RowShape } from '../../src/connectors/sql/row-fields.js';
+import { NEED_FIELD, type Binder, type SourceColumn } from '../../src/connectors/sql/values/bind.js';
+import { RowShape } from '../../src/connectors/sql/values/row-fields.js';
 import type { ColumnInfo, LogicalType } from '../../src/connectors/sql/types.js';
 import { SqliteBinder } from '../../src/connectors/sqlite/bind.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseKeyRange, parsePartition, splitRange } from '../../src/connectors/sql/partition.js';
+import { parseKeyRange, parsePartition, splitRange } from '../../src/connectors/sql/read/partition.js';
 
 describe('splitting a table', () => {
   it('key ranges cover every integer once, the ends open', () => {

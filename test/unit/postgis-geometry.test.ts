@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { MysqlDialect } from '../../src/connectors/mysql/dialect.js';
 import { PostgresDialect } from '../../src/connectors/postgres/dialect.js';
 import { mysqlGeometryToEwkbHex } from '../../src/connectors/postgres/ewkb.js';
-import { assess } from '../../src/connectors/sql/assess.js';
-import { Reject, type SourceColumn } from '../../src/connectors/sql/bind.js';
-import { ColumnRows } from '../../src/connectors/sql/column-rows.js';
-import { RowShape } from '../../src/connectors/sql/row-fields.js';
+import { assess } from '../../src/connectors/sql/values/assess.js';
+import { Reject, type SourceColumn } from '../../src/connectors/sql/values/bind.js';
+import { ColumnRows } from '../../src/connectors/sql/write/column-rows.js';
+import { RowShape } from '../../src/connectors/sql/values/row-fields.js';
 import { withUniques, type ColumnInfo } from '../../src/connectors/sql/types.js';
 
 /**

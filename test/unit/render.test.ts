@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePgArray } from '../../src/connectors/postgres/array.js';
-import { columnRenderer, renderInteger, rowRenderer, toRfc3339 } from '../../src/connectors/sql/render.js';
+import { columnRenderer, renderInteger, rowRenderer, toRfc3339 } from '../../src/connectors/sql/values/render.js';
 
 describe('decisions §4 rendering', () => {
   it('integers beyond ±2^53 become strings, exactly', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { columnRenderer, type RenderColumn, type RenderOptions } from '../../src/connectors/sql/render.js';
-import { RowShape } from '../../src/connectors/sql/row-fields.js';
+import { columnRenderer, type RenderColumn, type RenderOptions } from '../../src/connectors/sql/values/render.js';
+import { RowShape } from '../../src/connectors/sql/values/row-fields.js';
 import type { LogicalType } from '../../src/connectors/sql/types.js';
 
 // Rows moved without messages (SQL → SQL) are converted from the fields a RowShape builds straight

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveEndpoint } from '../../src/config/endpoint.js';
 import { specForScheme } from '../../src/connectors/registry.js';
-import { rowRenderer } from '../../src/connectors/sql/render.js';
+import { rowRenderer } from '../../src/connectors/sql/values/render.js';
 import { validateDatabaseEndpoint } from '../../src/connectors/sql/validate.js';
 import { SqlServerDialect } from '../../src/connectors/sqlserver/dialect.js';
 import { classifyMssql, mssqlConfig, parameterType } from '../../src/connectors/sqlserver/driver.js';

@@ -1,4 +1,4 @@
-import { Binder, Reject, show } from '../sql/bind.js';
+import { Binder, Reject, show } from '../sql/values/bind.js';
 import type { ColumnInfo } from '../sql/types.js';
 
 /**

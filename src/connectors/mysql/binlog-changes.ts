@@ -1,7 +1,7 @@
 import { Message, type Metadata } from '../../core/message.js';
 import { diffColumns, schemaMessage } from '../../core/schema-change.js';
 import { renamesOf } from './binlog-ddl.js';
-import { WHOLE_TRANSACTION_MAX } from '../sql/change-batches.js';
+import { WHOLE_TRANSACTION_MAX } from '../sql/capture/change-batches.js';
 import { advanceGtid, heldAlready, type BinlogPosition } from './binlog-position.js';
 import { typeKey, type BinlogColumn, type CapturedTable } from './binlog-rows.js';
 

@@ -1,8 +1,8 @@
 import { Message, type Metadata } from '../../core/message.js';
 import type { DescribedTable } from '../../core/route.js';
-import type { SourceColumn } from '../sql/bind.js';
-import { rowRenderer, type RenderColumn } from '../sql/render.js';
-import { RowFields, RowShape } from '../sql/row-fields.js';
+import type { SourceColumn } from '../sql/values/bind.js';
+import { rowRenderer, type RenderColumn } from '../sql/values/render.js';
+import { RowFields, RowShape } from '../sql/values/row-fields.js';
 import type { ColumnInfo, TableInfo } from '../sql/types.js';
 import type { MysqlDialect } from './dialect.js';
 import { mysqlAttributes, mysqlType } from './types.js';

@@ -2,12 +2,12 @@ import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, configError, transientError } from '../../core/errors.js';
 import type { DescribedTable, PlanItem, PoolStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
 import { Wakeup } from '../../core/wakeup.js';
-import { ReleasedChanges } from '../sql/change-batches.js';
+import { ReleasedChanges } from '../sql/capture/change-batches.js';
 import type { Database } from '../sql/database.js';
 import { openDatabase } from '../sql/open-database.js';
 import { BinlogAssembler } from './binlog-changes.js';
-import { ChangeSinkPosition, HandedChanges } from '../sql/change-position.js';
-import { nextChanges, type ChangeLoop } from '../sql/change-loop.js';
+import { ChangeSinkPosition, HandedChanges } from '../sql/capture/change-position.js';
+import { nextChanges, type ChangeLoop } from '../sql/capture/change-loop.js';
 import { checkBinlogServer } from './binlog-checks.js';
 import { CapturedTables } from './binlog-tables.js';
 import { BINLOG_NAMING, formatPosition, reached, parseStartPosition, type BinlogPosition, type CaptureStateStore, type SnapshotProgress } from './binlog-position.js';
@@ -176,7 +176,7 @@ export class BinlogSource implements Source {
     return nextChanges(this.loop, max, signal);
   }
 
-  /** The delivery loop shared with PostgreSQL's slot (sql/change-loop.ts). */
+  /** The delivery loop shared with PostgreSQL's slot (sql/capture/change-loop.ts). */
   private readonly loop: ChangeLoop = {
     ...{ ended: () => this.over, failure: () => this.failure, restart: () => this.restart(), released: () => this.released, confirm: (c: bigint) => this.confirm(c) },
     ...{ copying: () => this.snapshot, copyOver: () => this.snapshotOver(), take: (max: number) => this.take(max), caughtUp: () => this.caughtUp(), wakeup: this.wakeup },

@@ -1,7 +1,7 @@
 import { configError } from '../../core/errors.js';
 import type { PlanItem } from '../../core/route.js';
-import { WHOLE_TRANSACTION_MAX } from '../sql/change-batches.js';
-import { sourceCheckpointStore } from '../sql/checkpoint-store.js';
+import { WHOLE_TRANSACTION_MAX } from '../sql/capture/change-batches.js';
+import { sourceCheckpointStore } from '../sql/position/checkpoint-store.js';
 import type { Database } from '../sql/database.js';
 import { CaptureStateStore, formatPosition, type SnapshotProgress } from './binlog-position.js';
 

@@ -1,4 +1,4 @@
-import { ChunkBuffer } from '../sql/chunk-buffer.js';
+import { ChunkBuffer } from '../sql/write/chunk-buffer.js';
 
 const ESCAPES = /[\\\t\n\r\0\x1a]/;
 const ESCAPE_MAP: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0', '\x1a': '\\Z' };

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { PlanItem } from '../../core/route.js';
-import { ColumnsWriter, type Group } from '../sql/write-columns.js';
-import { ChunkPool } from '../sql/chunk-buffer.js';
+import { ColumnsWriter, type Group } from '../sql/write/write-columns.js';
+import { ChunkPool } from '../sql/write/chunk-buffer.js';
 import type { MysqlConnection } from './driver.js';
 import { LoadDataEncoder } from './load-data-encoder.js';
 

@@ -1,8 +1,8 @@
 import { BridgeError } from '../../core/errors.js';
 import type { PlanItem, SourceBatch } from '../../core/route.js';
 import type { Database, HeldTransaction } from '../sql/database.js';
-import type { Reader } from '../sql/reader.js';
-import type { RowMessages } from '../sql/rows.js';
+import type { Reader } from '../sql/read/reader.js';
+import type { RowMessages } from '../sql/read/rows.js';
 import type { SqlResult } from '../sql/types.js';
 import { fieldType, type MysqlConnection } from './driver.js';
 

@@ -1,5 +1,5 @@
 import type { ColumnInfo, LogicalType } from '../sql/types.js';
-import { varyingBits } from '../sql/bit-strings.js';
+import { varyingBits } from '../sql/values/bit-strings.js';
 
 /** information_schema type → logical type. */
 export function mysqlType(dataType: string, columnType: string): LogicalType {

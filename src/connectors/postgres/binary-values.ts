@@ -4,7 +4,7 @@
  * answers NOT_BINARY for anything else, which then goes as text and is read by the server's own
  * rules (24:00:00, 7 fraction digits, exponents, out-of-range integers...).
  */
-import type { FastBuffer } from '../sql/chunk-buffer.js';
+import type { FastBuffer } from '../sql/write/chunk-buffer.js';
 
 /** A value this encoder does not take: the batch is written as COPY text instead, where the server's own parser decides. */
 export const NOT_BINARY = Symbol('not binary');

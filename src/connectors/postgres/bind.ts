@@ -1,8 +1,8 @@
 import type { JsonNode } from '../../core/json-exact.js';
-import { Binder, PASS_THROUGH, Reject, type Converter, type SourceColumn } from '../sql/bind.js';
+import { Binder, PASS_THROUGH, Reject, type Converter, type SourceColumn } from '../sql/values/bind.js';
 import { stringValue, type RawField } from '../../core/json-fields.js';
-import { BASE64, OFFSET } from '../sql/bind-rules.js';
-import { BIT_STRING, bytesToBits, varyingBits } from '../sql/bit-strings.js';
+import { BASE64, OFFSET } from '../sql/values/bind-rules.js';
+import { BIT_STRING, bytesToBits, varyingBits } from '../sql/values/bit-strings.js';
 import { BOUNDS } from './array.js';
 import { postgisConverter, postgisVerdict } from './postgis.js';
 import type { ColumnInfo, LogicalType } from '../sql/types.js';

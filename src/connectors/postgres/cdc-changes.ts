@@ -1,16 +1,16 @@
 import { Message, type Metadata } from '../../core/message.js';
 import { diffColumns, schemaMessage, type SchemaShape, type StreamColumn } from '../../core/schema-change.js';
-import { rowRenderer, type RenderColumn, type RenderOptions } from '../sql/render.js';
-import { RowFields, RowShape } from '../sql/row-fields.js';
+import { rowRenderer, type RenderColumn, type RenderOptions } from '../sql/values/render.js';
+import { RowFields, RowShape } from '../sql/values/row-fields.js';
 import { postgresKind } from './index.js';
-import { ChangeSinkPosition, type ChangeNaming } from '../sql/change-position.js';
+import { ChangeSinkPosition, type ChangeNaming } from '../sql/capture/change-position.js';
 import type { SinkPositions } from '../../core/route.js';
 import { formatLsn, parseLsn, type PgOutputMessage, type Relation, type Tuple } from './pgoutput.js';
 import { pgType } from './types.js';
 
 /** A transaction as the source releases it: its messages, then its commit's end LSN. */
-export type { Item } from '../sql/change-batches.js';
-import type { Item } from '../sql/change-batches.js';
+export type { Item } from '../sql/capture/change-batches.js';
+import type { Item } from '../sql/capture/change-batches.js';
 
 /**
  * Turns the pgoutput stream into messages of the captured tables: one per inserted, updated or deleted row

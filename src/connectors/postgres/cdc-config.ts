@@ -1,7 +1,7 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import { configError } from '../../core/errors.js';
 import type { Database } from '../sql/database.js';
-import { expandTables } from '../sql/table-list.js';
+import { expandTables } from '../sql/read/table-list.js';
 import { parseLsn } from './pgoutput.js';
 
 /**

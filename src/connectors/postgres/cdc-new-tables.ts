@@ -1,4 +1,4 @@
-import { OWN_TABLE, parseTableList } from '../sql/table-list.js';
+import { OWN_TABLE, parseTableList } from '../sql/read/table-list.js';
 import type { Database } from '../sql/database.js';
 import { postgresKind } from './index.js';
 

@@ -9,8 +9,8 @@ import { parsePgArray } from './array.js';
 import { describeCaptured, explainStreamError, introspectAll, lostTemporarySlot, slotMaker } from './cdc-setup.js';
 import { pgConfig } from './driver.js';
 import { postgresKind } from './index.js';
-import { RELEASED_MAX, ReleasedChanges, TRANSACTION_PART, WHOLE_TRANSACTION_MAX } from '../sql/change-batches.js';
-import { nextChanges, type ChangeLoop } from '../sql/change-loop.js';
+import { RELEASED_MAX, ReleasedChanges, TRANSACTION_PART, WHOLE_TRANSACTION_MAX } from '../sql/capture/change-batches.js';
+import { nextChanges, type ChangeLoop } from '../sql/capture/change-loop.js';
 import { ChangeAssembler, PG_NAMING, resumeFromSink } from './cdc-changes.js';
 import { CopyPhase, InitialCopy } from './cdc-initial-copy.js';
 import { beginCapture, capturePlan } from './cdc-start.js';
@@ -19,7 +19,7 @@ import { LagWatch, stopCapture } from './cdc-stop.js';
 import { NewTables } from './cdc-new-tables.js';
 import { describeRelation, seedShapes } from './cdc-relation.js';
 import { formatLsn, type PgOutputMessage } from './pgoutput.js';
-import { HandedChanges } from '../sql/change-position.js';
+import { HandedChanges } from '../sql/capture/change-position.js';
 
 import { ReplicationStream } from './replication-stream.js';
 
@@ -177,7 +177,7 @@ export class CdcSource implements Source {
     return nextChanges(this.loop, max, signal);
   }
 
-  /** The delivery loop shared with the binlog (sql/change-loop.ts). */
+  /** The delivery loop shared with the binlog (sql/capture/change-loop.ts). */
   private readonly loop: ChangeLoop = {
     ...{ ended: () => this.stoppedEarly, failure: () => this.failure, restart: () => this.restart(), released: () => this.released, confirm: (c: bigint) => this.confirm(c) },
     ...{ copying: () => this.copying, copyOver: () => this.copyOver(), take: (max: number) => this.take(max), caughtUp: () => this.caughtUp(), wakeup: this.wakeup },

@@ -2,7 +2,7 @@ import type { CheckpointStore } from '../../checkpoint/envelope.js';
 import { configError } from '../../core/errors.js';
 import type { PlanItem } from '../../core/route.js';
 import type { Database } from '../sql/database.js';
-import { sourceCheckpointStore } from '../sql/checkpoint-store.js';
+import { sourceCheckpointStore } from '../sql/position/checkpoint-store.js';
 import { fitName } from '../sql/identifiers.js';
 import { prepareCapture, slotExists, type SlotMaker } from './cdc-setup.js';
 import type { CaptureConfig } from './cdc-config.js';

@@ -1,5 +1,5 @@
 import type { ColumnInfo } from '../sql/types.js';
-import { ChunkBuffer, type ChunkPool } from '../sql/chunk-buffer.js';
+import { ChunkBuffer, type ChunkPool } from '../sql/write/chunk-buffer.js';
 import { bool, bytea, float8, integer, NOT_BINARY, numeric, put16, put32, text, uuid, type Encode } from './binary-values.js';
 import { date, timestamp } from './binary-times.js';
 

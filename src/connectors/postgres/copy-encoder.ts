@@ -1,6 +1,6 @@
 import { rejectedError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
-import { ChunkBuffer } from '../sql/chunk-buffer.js';
+import { ChunkBuffer } from '../sql/write/chunk-buffer.js';
 import { arrayLiteral } from './copy-text.js';
 
 const ESCAPES = /[\\\t\n\r\0]/;

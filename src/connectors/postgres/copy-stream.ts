@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { ChunkPool } from '../sql/chunk-buffer.js';
+import { ChunkPool } from '../sql/write/chunk-buffer.js';
 import type { Database } from '../sql/database.js';
 import type { WireRows } from '../sql/row-set.js';
 import { decodeTuple, lastCopyRow, parseCopyText } from './copy-out.js';

@@ -1,6 +1,6 @@
 import type { Message } from '../../core/message.js';
 import type { PlanItem } from '../../core/route.js';
-import { DefaultWriter } from '../sql/write-default.js';
+import { DefaultWriter } from '../sql/write/write-default.js';
 import { CopyTextEncoder } from './copy-encoder.js';
 import { copyChunks } from './copy-text.js';
 import type { PgConnection } from './driver.js';

@@ -2,7 +2,7 @@ import { PgBinder } from './bind.js';
 import { Dialect, type TransactionListing } from '../sql/dialect.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { parsePgArray } from './array.js';
-import type { PendingPosition } from '../sql/sink-position.js';
+import type { PendingPosition } from '../sql/position/sink-position.js';
 import { inlinePosition, positionMoved, tableIdentity } from './pg-positions.js';
 import { pgAttributes, pgColumnType, pgTypeFromName } from './types.js';
 

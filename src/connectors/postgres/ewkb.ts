@@ -1,4 +1,4 @@
-import { Reject } from '../sql/bind-rules.js';
+import { Reject } from '../sql/values/bind-rules.js';
 
 /** On a WKB type word, PostGIS's EWKB flag: a 4-byte SRID follows the type word. */
 const SRID_FLAG = 0x20000000;

@@ -1,4 +1,4 @@
-import { PositionMoved, type PendingPosition } from '../sql/sink-position.js';
+import { PositionMoved, type PendingPosition } from '../sql/position/sink-position.js';
 import type { SqlConnection } from '../sql/types.js';
 import type { PostgresDialect } from './dialect.js';
 

@@ -1,5 +1,5 @@
 import { stringValue } from '../../core/json-fields.js';
-import { BASE64, familyOf, reject, type Converter, type SourceColumn } from '../sql/bind-rules.js';
+import { BASE64, familyOf, reject, type Converter, type SourceColumn } from '../sql/values/bind-rules.js';
 import type { ColumnInfo } from '../sql/types.js';
 import { mysqlGeometryToEwkbHex, POSTGIS_MAX_SRID } from './ewkb.js';
 

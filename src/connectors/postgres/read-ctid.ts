@@ -1,7 +1,7 @@
 import type { PlanItem, SourceBatch } from '../../core/route.js';
 import type { Database } from '../sql/database.js';
-import type { Reader } from '../sql/reader.js';
-import type { RowMessages } from '../sql/rows.js';
+import type { Reader } from '../sql/read/reader.js';
+import type { RowMessages } from '../sql/read/rows.js';
 
 /**
  * Snapshot of a PostgreSQL table without a primary key, read by ranges of heap blocks

@@ -1,5 +1,5 @@
 import type { ColumnInfo, LogicalType } from '../sql/types.js';
-import { varyingBits } from '../sql/bit-strings.js';
+import { varyingBits } from '../sql/values/bit-strings.js';
 import { isPostgisType } from './postgis.js';
 
 /** Built-in type OIDs → logical type. Unknown OIDs (enums, domains, extensions) render as text. */

@@ -2,8 +2,8 @@ import { BridgeError, transientError } from '../../core/errors.js';
 import type { PoolStats } from '../../core/route.js';
 import type { KindDriver } from './kind.js';
 import { AcquireTimeout, Pool } from './pool.js';
-import type { PendingPosition } from './sink-position.js';
-import { TransactionWatch } from './transaction-watch.js';
+import type { PendingPosition } from './position/sink-position.js';
+import { TransactionWatch } from './position/transaction-watch.js';
 import type { SqlConnection, SqlResult } from './types.js';
 
 /** A transaction kept open across awaits (a batch leased until the sink confirms it). */

@@ -1,12 +1,12 @@
-import { standardAlter, type AlterColumn } from './alter-column.js';
+import { standardAlter, type AlterColumn } from './write/alter-column.js';
 import type { ColumnInfo, KeyColumn, LogicalType, SqlConnection, SqlKind, TableInfo } from './types.js';
-import type { PendingPosition } from './sink-position.js';
-import { Binder } from './bind.js';
+import type { PendingPosition } from './position/sink-position.js';
+import { Binder } from './values/bind.js';
 import { splitTableName } from './identifiers.js';
-import { keysetCompare } from './keyset-compare.js';
+import { keysetCompare } from './position/keyset-compare.js';
 
-export type { TransactionListing } from './transaction-watch.js';
-import type { TransactionListing } from './transaction-watch.js';
+export type { TransactionListing } from './position/transaction-watch.js';
+import type { TransactionListing } from './position/transaction-watch.js';
 
 /**
  * SQL that differs between kinds. The base class holds the common (mostly ANSI) forms; each kind

@@ -5,13 +5,13 @@ import { kindEntry } from '../kinds.js';
 import type { Database } from './database.js';
 import type { Dialect } from './dialect.js';
 import type { PoolFactory } from './pool.js';
-import type { Reader } from './reader.js';
-import type { RowMessages } from './rows.js';
+import type { Reader } from './read/reader.js';
+import type { RowMessages } from './read/rows.js';
 import type { WireRows } from './row-set.js';
-import type { TokenQuery } from './tokens.js';
+import type { TokenQuery } from './write/tokens.js';
 import type { ColumnInfo, SqlConnection } from './types.js';
-import type { ColumnsOptions } from './write-columns.js';
-import type { Writer } from './writer.js';
+import type { ColumnsOptions } from './write/write-columns.js';
+import type { Writer } from './write/writer.js';
 
 /**
  * What one database kind plugs into the shared SQL layer. Everything that differs between

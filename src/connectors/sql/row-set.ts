@@ -1,6 +1,6 @@
 import type { Message } from '../../core/message.js';
 import type { RowSet } from '../../core/row-set.js';
-import type { RowShape } from './row-fields.js';
+import type { RowShape } from './values/row-fields.js';
 
 /**
  * A batch in a kind's own wire format (PostgreSQL COPY text or binary), as the reader received it: a

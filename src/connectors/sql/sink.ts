@@ -6,16 +6,16 @@ import type { RowSet } from '../../core/row-set.js';
 import type { Database } from './database.js';
 import { openDatabase } from './open-database.js';
 import { loadKind } from './kind.js';
-import { parseTemplate, parseTokenQuery } from './tokens.js';
-import { sinkTable } from './sink-table.js';
-import { ColumnsWriter, type ColumnsOptions } from './write-columns.js';
-import { DefaultWriter } from './write-default.js';
-import { LookupWriter } from './write-lookup.js';
-import { TokenWriter } from './write-tokens.js';
-import type { Writer } from './writer.js';
-import { followSchema, writeAcrossSchema } from './schema-follow.js';
+import { parseTemplate, parseTokenQuery } from './write/tokens.js';
+import { sinkTable } from './write/sink-table.js';
+import { ColumnsWriter, type ColumnsOptions } from './write/write-columns.js';
+import { DefaultWriter } from './write/write-default.js';
+import { LookupWriter } from './write/write-lookup.js';
+import { TokenWriter } from './write/write-tokens.js';
+import type { Writer } from './write/writer.js';
+import { followSchema, writeAcrossSchema } from './write/schema-follow.js';
 import type { TableInfo } from './types.js';
-import { openPositions, type PositionKeeper } from './sink-position.js';
+import { openPositions, type PositionKeeper } from './position/sink-position.js';
 
 /**
  * The database publisher: picks the writer from the fields (default insert, insert_query tokens,

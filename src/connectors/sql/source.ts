@@ -2,20 +2,20 @@ import type { CheckpointStore } from '../../checkpoint/envelope.js';
 import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, configError } from '../../core/errors.js';
 import type { DescribedTable, PlanItem, PoolStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
-import type { SourceColumn } from './bind.js';
+import type { SourceColumn } from './values/bind.js';
 import { sleep } from '../../core/wakeup.js';
-import { sourceCheckpointStore } from './checkpoint-store.js';
+import { sourceCheckpointStore } from './position/checkpoint-store.js';
 import type { Database } from './database.js';
 import { openDatabase } from './open-database.js';
 import { loadKind } from './kind.js';
-import { CursorReader } from './read-cursor.js';
-import { DeleteReader } from './read-delete.js';
-import { LeaseReader } from './read-lease.js';
-import { SelectReader } from './read-select.js';
-import { SnapshotReader } from './read-snapshot.js';
-import type { Reader } from './reader.js';
-import { parseKeyRange, parsePartition, partitionedDb, partPredicate, rangePredicate } from './partition.js';
-import { RowMessages } from './rows.js';
+import { CursorReader } from './read/read-cursor.js';
+import { DeleteReader } from './read/read-delete.js';
+import { LeaseReader } from './read/read-lease.js';
+import { SelectReader } from './read/read-select.js';
+import { SnapshotReader } from './read/read-snapshot.js';
+import type { Reader } from './read/reader.js';
+import { parseKeyRange, parsePartition, partitionedDb, partPredicate, rangePredicate } from './read/partition.js';
+import { RowMessages } from './read/rows.js';
 import { INTEGER_TYPES, isQueueShape, type TableInfo } from './types.js';
 
 /** The database consumer: picks a read strategy from the fields (decisions §3) and polls it. */
@@ -78,7 +78,7 @@ export class SqlSource implements Source {
     const range = f.key_range === undefined ? undefined : parseKeyRange(f.key_range as string);
     if (range && (pk.length !== 1 || !INTEGER_TYPES.has(pk[0]!.type))) throw configError(`key_range needs a primary key of one integer column; ${this.table}'s is ${pk.map((c) => `${c.name} ${c.dbType}`).join(', ') || 'missing'}`);
     const predicate = part ? partPredicate(this.db.dialect, pk, part) : range ? rangePredicate(this.db.dialect, pk[0]!, range) : undefined;
-    // The readers of one part see the table as that part's rows (sql/partition.ts).
+    // The readers of one part see the table as that part's rows (sql/read/partition.ts).
     const readDb = predicate ? partitionedDb(this.db, this.table, predicate) : this.db;
     this.part = predicate && `${part ? `part ${part.k} of ${part.n}` : `key range ${f.key_range as string}`}: rows where ${predicate}`;
     const deletes = f.delete_after_read === true;

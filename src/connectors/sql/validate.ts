@@ -1,7 +1,7 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import { configError } from '../../core/errors.js';
 import { kindEntry } from '../kinds.js';
-import { parseKeyRange, parsePartition } from './partition.js';
+import { parseKeyRange, parsePartition } from './read/partition.js';
 
 const has = (ep: Endpoint, f: string): boolean => ep.given.has(f);
 

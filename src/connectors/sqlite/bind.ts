@@ -1,7 +1,7 @@
 import type { RawField } from '../../core/json-fields.js';
 import { stringValue } from '../../core/json-fields.js';
-import { Binder, Reject, show, type Converter, type NativeConverter, type SourceColumn } from '../sql/bind.js';
-import { decimalText, fitsDouble, parseDecimal, type Decimal } from '../sql/exact.js';
+import { Binder, Reject, show, type Converter, type NativeConverter, type SourceColumn } from '../sql/values/bind.js';
+import { decimalText, fitsDouble, parseDecimal, type Decimal } from '../sql/values/exact.js';
 import type { ColumnInfo, LogicalType } from '../sql/types.js';
 
 const INT64_MIN = -(2n ** 63n);

@@ -1,6 +1,6 @@
 import { SqliteBinder } from './bind.js';
 import { Dialect } from '../sql/dialect.js';
-import { standardAlter, type AlterColumn } from '../sql/alter-column.js';
+import { standardAlter, type AlterColumn } from '../sql/write/alter-column.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { sqliteType } from './types.js';
 

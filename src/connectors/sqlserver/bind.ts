@@ -1,5 +1,5 @@
-import { Binder } from '../sql/bind.js';
-import { toRfc3339 } from '../sql/render.js';
+import { Binder } from '../sql/values/bind.js';
+import { toRfc3339 } from '../sql/values/render.js';
 import type { ColumnInfo } from '../sql/types.js';
 
 /** SQL Server parses ISO 8601 but not PostgreSQL's `+00` offsets: datetimeoffset values go as RFC 3339. */

@@ -1,6 +1,6 @@
 import type { Message } from '../../core/message.js';
 import type { PlanItem } from '../../core/route.js';
-import { DefaultWriter } from '../sql/write-default.js';
+import { DefaultWriter } from '../sql/write/write-default.js';
 import type { MssqlConnection } from './driver.js';
 
 /** Batches at least this large use the bulk-load protocol. */

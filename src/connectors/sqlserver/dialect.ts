@@ -1,6 +1,6 @@
 import { MssqlBinder } from './bind.js';
 import { Dialect } from '../sql/dialect.js';
-import type { AlterColumn } from '../sql/alter-column.js';
+import type { AlterColumn } from '../sql/write/alter-column.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type LogicalType, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { mssqlType, selectExpression } from './types.js';
 

@@ -1,0 +1,209 @@
+import type { Message } from '../../../core/message.js';
+import type { RowSet } from '../../../core/row-set.js';
+import type { DescribedColumn, DescribedTable, PlanItem } from '../../../core/route.js';
+import { assess } from '../values/assess.js';
+import { PASS_THROUGH, type SourceColumn } from '../values/bind.js';
+import { ColumnRows, type ColumnRowsOptions, type Row } from './column-rows.js';
+import type { Database } from '../database.js';
+import { SqlRowSet } from '../row-set.js';
+import type { ColumnInfo } from '../types.js';
+import { deleteStatements, hasChanges, overlay, segments } from './write-mirror.js';
+import { chunkByParams, StatementWriter, type Statement } from './writer.js';
+
+export type { Row } from './column-rows.js';
+
+export interface ColumnsOptions extends ColumnRowsOptions {
+  /** Called after a batch is written with the number of values it wrote through a lossy mapping. */
+  onLossy?(count: number): void;
+  /** Warns once (a change-capture source without key=). */
+  warn?(text: string): void;
+}
+
+/** Rows of a batch that map to the same columns. */
+export interface Group {
+  cols: ColumnInfo[];
+  rows: Row[];
+}
+
+/**
+ * columns=auto: messages become rows (ColumnRows) written with multi-row INSERTs, or upserts with
+ * key (the last of several messages with the same key in one batch wins). With key, a batch from
+ * change capture is applied as the source changed: deletes delete by key, a truncate empties the
+ * table, inserts and updates upsert, in commit order (a mirror of the source table).
+ */
+export class ColumnsWriter extends StatementWriter {
+  protected readonly rows: ColumnRows;
+  private warnedChanges = false;
+
+  constructor(
+    db: Database,
+    protected readonly o: ColumnsOptions,
+  ) {
+    super(db);
+    this.rows = new ColumnRows(db.dialect.binder, o);
+  }
+
+  protected get key(): ColumnInfo[] | undefined {
+    return this.rows.key;
+  }
+
+  override async write(messages: Message[]): Promise<void> {
+    if (hasChanges(messages)) {
+      if (this.key) return this.applyChanges(messages);
+      if (!this.warnedChanges) this.o.warn?.(`change capture into ${this.o.table} without key=: deletes and truncates cannot be applied (they are written as rows); give key=<primary key> to mirror the table`);
+      this.warnedChanges = true;
+    }
+    const groups = this.groups(messages);
+    await this.load(groups);
+    this.countLossy(groups.flatMap((g) => g.rows));
+  }
+
+  /** Rows read from a SQL table, converted column by column without a message per row. */
+  async writeRows(set: RowSet): Promise<boolean> {
+    if (!(set instanceof SqlRowSet)) return false;
+    await set.restore();
+    const rows = set.arrays();
+    const converted = new Array<Row>(rows.length);
+    for (let i = 0; i < rows.length; i++) converted[i] = this.rows.rowOf(set.shape, rows[i]!);
+    const groups = this.groupsOf(converted);
+    await this.load(groups);
+    this.countLossy(converted);
+    return true;
+  }
+
+  /**
+   * Whether rows of `source` are appended without a value being converted: every source column
+   * has a target column whose converter passes the driver's value through, and nothing is extra.
+   */
+  appendsUnchanged(source: DescribedTable | undefined): boolean {
+    if (!source || this.key || this.rows.extra) return false;
+    const b = this.db.dialect.binder;
+    return source.columns.every((c) => {
+      const t = this.rows.columnFor(c.name);
+      return t !== undefined && c.detail !== undefined && b.compile(t, c.detail as SourceColumn) === PASS_THROUGH;
+    });
+  }
+
+  /** Values written through a lossy mapping are counted once their batch is written. */
+  private countLossy(rows: Row[]): void {
+    let n = 0;
+    for (const r of rows) n += r.lossy;
+    this.lossyWritten(n);
+  }
+
+  protected lossyWritten(n: number): void {
+    if (n) this.o.onLossy?.(n);
+  }
+
+  /** A batch of changes, in order, in one transaction: per segment a truncate, then deletes and upserts by key. */
+  private async applyChanges(messages: Message[]): Promise<void> {
+    const d = this.db.dialect;
+    const st: Statement[] = [];
+    const written: Row[] = [];
+    for (const seg of segments(messages, (m) => this.rows.row(m))) {
+      if (seg.truncate) st.push({ sql: `DELETE FROM ${d.table(this.o.table)}`, params: [] });
+      st.push(...deleteStatements(d, this.o.table, this.key!, seg.deletes));
+      st.push(...this.statementsOf(this.group(seg.upserts)));
+      written.push(...seg.upserts);
+    }
+    await this.execute(st);
+    this.countLossy(written);
+  }
+
+  /** Writes converted rows (statements in one transaction; kinds override with faster loads). */
+  protected async load(groups: Group[]): Promise<void> {
+    await this.execute(this.statementsOf(groups));
+  }
+
+  /** Converted rows, the last of each key, grouped by column list. */
+  groups(messages: Message[]): Group[] {
+    return this.groupsOf(messages.map((m) => this.rows.row(m)));
+  }
+
+  private groupsOf(rows: Row[]): Group[] {
+    if (this.key) {
+      // The same key twice in one statement is an error in PostgreSQL; the last one wins (decisions §5).
+      // Columns a later change does not carry keep the earlier change's values (overlay).
+      const last = new Map<string, { i: number; row: Row }>();
+      rows.forEach((r, i) => {
+        if (r.keyText === undefined) return;
+        const before = last.get(r.keyText);
+        last.set(r.keyText, { i, row: before ? overlay(before.row, r) : r });
+      });
+      rows = rows.flatMap((r, i) => (r.keyText === undefined ? [r] : last.get(r.keyText)!.i === i ? [last.get(r.keyText)!.row] : []));
+    }
+    return this.group(rows);
+  }
+
+  private group(rows: Row[]): Group[] {
+    const groups = new Map<string, Group>();
+    // Rows of one source shape share their column array: grouped without building a signature.
+    let last: Group | undefined;
+    for (const r of rows) {
+      if (r.cols.length === 0) continue;
+      if (last && r.cols === last.cols) {
+        last.rows.push(r);
+        continue;
+      }
+      const sig = r.cols.map((c) => c.name).join('\u0000');
+      last = groups.get(sig);
+      if (last) last.rows.push(r);
+      else groups.set(sig, (last = { cols: r.cols, rows: [r] }));
+    }
+    return [...groups.values()];
+  }
+
+  statements(messages: Message[]): Statement[] {
+    return this.statementsOf(this.groups(messages));
+  }
+
+  protected statementsOf(groups: Group[]): Statement[] {
+    const d = this.db.dialect;
+    const out: Statement[] = [];
+    for (const { cols, rows: group } of groups) {
+      const names = cols.map((c) => c.name);
+      const keyNames = this.key?.map((k) => k.name);
+      const update = keyNames ? names.filter((n) => !keyNames.includes(n)) : undefined;
+      for (const part of chunkByParams(group, cols.length, d.maxParams)) {
+        const params: unknown[] = [];
+        const tuples = part.map((row) => {
+          let t = '(';
+          for (let k = 0; k < cols.length; k++) {
+            params.push(row.values[k]);
+            t += (k ? ',' : '') + d.castParam(d.param(params.length), cols[k]!);
+          }
+          return t + ')';
+        });
+        out.push({ sql: d.insertRows(d.table(this.o.table), names, tuples, keyNames, update), params });
+      }
+    }
+    return out;
+  }
+
+  /** Dry run: how each source column lands (column, cast, and the values it would change or refuse), from the source's types. */
+  mapping(source: DescribedColumn[]): PlanItem[] {
+    const b = this.db.dialect.binder;
+    return source.map((c) => {
+      const t = this.rows.columnFor(c.name);
+      const g = t ? undefined : this.rows.generatedFor(c.name);
+      if (g) return { label: `  ${c.name} ${c.dbType}`, value: `→ ${g.name} ${g.dbType} (generated: computed by the target, not written)` };
+      if (!t) return { label: `  ${c.name}`, value: this.rows.extra ? `→ ${this.rows.extra.name} (extra fields object)` : '→ dropped (no such column)' };
+      const castText = this.db.dialect.castParam('$n', t);
+      const cast = castText === '$n' ? t.dbType : `::${castText.split('::')[1]}`;
+      const src = c.detail as (SourceColumn & { profile?: Record<string, number | string> }) | undefined;
+      const v = src ? assess({ col: src.col, binder: src.binder, profile: src.profile }, { col: t, binder: b }) : { lossy: [], rejects: [] };
+      const flags = `${v.lossy.length ? `  LOSSY: ${v.lossy.join('; ')}` : ''}${v.rejects.length ? `  REJECTS: ${v.rejects.join('; ')}` : ''}`;
+      return { label: `  ${c.name} ${c.dbType}`, value: `→ ${t.name} ${t.dbType}${cast !== t.dbType ? ` (cast ${cast})` : ''}${flags}` };
+    });
+  }
+
+  plan(): PlanItem[] {
+    const map = this.o.info.columns.map((c) => `${c.name} ${c.dbType}${c === this.rows.extra ? ' (extra fields as one JSON object)' : ''}`).join(', ');
+    const items: PlanItem[] = [{ label: 'columns', value: `payload fields → columns of the same name, converted to each type: ${map}` }];
+    const generated = this.o.info.columns.filter((c) => c.generated).map((c) => c.name);
+    if (generated.length) items.push({ label: 'generated', value: `${generated.join(', ')}: computed by the target, left out of the insert` });
+    if (this.key) items.push({ label: 'key', value: `${this.key.map((k) => k.name).join(', ')}: rows with an existing key are updated; the last of duplicates in a batch wins` });
+    if (!this.rows.extra) items.push({ label: 'unmatched fields', value: 'dropped (one warning per field name, counted in the summary)' });
+    return items;
+  }
+}
