@@ -1,5 +1,6 @@
 import { MysqlBinder } from './bind.js';
-import { Dialect, type TransactionListing } from '../sql/dialect.js';
+import { Dialect } from '../sql/dialect.js';
+import type { TransactionListing } from '../sql/position/transaction-watch.js';
 import { standardAlter, type AlterColumn } from '../sql/write/alter-column.js';
 import { fitKey } from './key-fit.js';
 import type { ColumnInfo, KeyColumn, LogicalType, SqlConnection, TableInfo } from '../sql/types.js';

@@ -1,5 +1,6 @@
 import { PgBinder } from './bind.js';
-import { Dialect, type TransactionListing } from '../sql/dialect.js';
+import { Dialect } from '../sql/dialect.js';
+import type { TransactionListing } from '../sql/position/transaction-watch.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { parsePgArray } from './array.js';
 import type { PendingPosition } from '../sql/position/sink-position.js';

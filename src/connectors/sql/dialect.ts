@@ -4,8 +4,6 @@ import type { PendingPosition } from './position/sink-position.js';
 import { Binder } from './values/bind.js';
 import { splitTableName } from './identifiers.js';
 import { keysetCompare } from './position/keyset-compare.js';
-
-export type { TransactionListing } from './position/transaction-watch.js';
 import type { TransactionListing } from './position/transaction-watch.js';
 
 /**

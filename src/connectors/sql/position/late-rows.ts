@@ -3,7 +3,7 @@ import { sleep } from '../../../core/wakeup.js';
 import { Frontier, type Position } from './cursor-frontier.js';
 import type { CursorQuery } from './cursor-query.js';
 import type { Database } from '../database.js';
-import type { TransactionListing } from '../dialect.js';
+import type { TransactionListing } from './transaction-watch.js';
 import type { SqlResult } from '../types.js';
 
 export interface LateRowsOptions {
