@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridge, lines, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
 import { PG_URL, postgres, sqlite, type TestDb } from '../helpers/databases.js';
@@ -72,7 +72,8 @@ describe('postgres+cdc:// — one slot, several tables', () => {
     const p = spawnBridge(['tail', `${CDC_URL}?tables=cex.orders,cex.items&slot_name=ce_ops&snapshot=never&operations=insert,delete`, `file://${out}?format=envelope`, '--progress', 'none']);
     await waitFor(async () => (await pg.rows(`SELECT 1 FROM pg_replication_slots WHERE slot_name = 'ce_ops' AND active`)).length === 1, 20_000, 100);
     await pg.exec(`BEGIN; INSERT INTO cex.orders VALUES (90001, 'ops', 1); INSERT INTO cex.items VALUES (90001, 1, 'ops', 2); UPDATE cex.orders SET total = 2 WHERE id = 90001; DELETE FROM cex.items WHERE order_id = 90001; COMMIT`);
-    await waitFor(async () => (readFileSync(out, 'utf8').match(/\n/g) ?? []).length >= 3, 20_000, 100);
+    // The file is made when the sink opens, which may be after the slot is active.
+    await waitFor(async () => existsSync(out) && (readFileSync(out, 'utf8').match(/\n/g) ?? []).length >= 3, 20_000, 100);
     await sleep(500);
     p.kill('SIGTERM');
     await p;
@@ -86,7 +87,8 @@ describe('postgres+cdc:// — one slot, several tables', () => {
   it('drop_slot=true: a run stopped by SIGINT leaves no slot and no publication behind', async () => {
     const out = path.join(dir, 'drop.ndjson');
     const p = spawnBridge(['tail', `${CDC_URL}?tables=cex.orders&slot_name=ce_drop&drop_slot=true`, `file://${out}`, '--progress', 'none']);
-    await waitFor(async () => (await pg.rows(`SELECT 1 FROM pg_replication_slots WHERE slot_name = 'ce_drop' AND active`)).length === 1, 30_000, 100);
+    // Active while it is being made too (it waits for transactions that have written): made once it has a confirmed position.
+    await waitFor(async () => (await pg.rows(`SELECT 1 FROM pg_replication_slots WHERE slot_name = 'ce_drop' AND active AND confirmed_flush_lsn IS NOT NULL`)).length === 1, 30_000, 100);
     p.kill('SIGINT');
     const r = await p.catch((e: unknown) => e as { exitCode: number; stderr: string });
     expect([0, 130], String(r.stderr)).toContain(r.exitCode);

@@ -37,7 +37,7 @@ export class PositionMoved extends BridgeError {
  * what the source names it (`<cursor_id>@<source>`, `cdc:<slot>`…). Created on first use.
  */
 export class PositionTable {
-  /** The seq last committed per route, as this run knows it. */
+  /** The seq last committed per row key (route and table), as this run knows it. */
   private readonly seqs = new Map<string, number>();
   /** Which sink table (as the kind identifies a table: PostgreSQL's oid…) the positions stand for; undefined while it does not exist. */
   private identity: string | undefined;
@@ -82,22 +82,24 @@ export class PositionTable {
     const r = await this.owner.query(`SELECT ${d.quote('last_position')}, ${d.quote('seq')} FROM ${d.table(this.name)} WHERE ${d.quote('route')} = ${d.param(1)}`, [this.key(route)]);
     const row = r.rows[0];
     if (!row) {
-      this.seqs.set(route, 0);
+      this.seqs.set(this.key(route), 0);
       return undefined;
     }
-    this.seqs.set(route, Number(row[1]));
+    this.seqs.set(this.key(route), Number(row[1]));
     return String(row[0]);
   }
 
   /** Runs `write` with `position` pending: the transaction that writes the batch commits it too (Database.commitPosition). */
   async with<T>(position: CommitPosition, write: () => Promise<T>): Promise<{ out: T; committed: boolean }> {
-    if (!this.seqs.has(position.route)) await this.load(position.route);
-    const p: PendingPosition = { table: this, position, key: this.key(position.route), expectSeq: this.seqs.get(position.route)!, committed: false };
+    const key = this.key(position.route);
+    // A row under a key this run has not read (the table made since the source resumed): a leftover of a table dropped since, written over.
+    if (!this.seqs.has(key)) await this.load(position.route);
+    const p: PendingPosition = { table: this, position, key, expectSeq: this.seqs.get(key)!, committed: false };
     // One batch at a time: a source that keeps a position has each batch acknowledged before the next is written.
     this.owner.pending = p;
     try {
       const out = await write();
-      if (p.committed) this.seqs.set(position.route, p.expectSeq + 1);
+      if (p.committed) this.seqs.set(key, p.expectSeq + 1);
       return { out, committed: p.committed };
     } catch (e) {
       if (!(e instanceof PositionMoved)) throw e;
