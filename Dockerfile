@@ -2,7 +2,11 @@
 #   docker run --rm -e PGPASS bridge copy 'postgres://app:${PGPASS}@db/app?table=t' 'mariadb://…/app?columns=auto&auto_create_table=true'
 # Optional packages (cloud checkpoint stores, SQL Server, zstd/lz4) are added at build time:
 #   docker build --build-arg EXTRAS="@aws-sdk/client-s3 tedious" -t bridge .
-FROM node:20-bookworm AS build
+# The bases are arguments, for a machine that makes its own (scripts/build-image.sh: debootstrap and
+# Node from the npm registry, built with podman): `--build-arg BUILD_IMAGE=… --build-arg RUN_IMAGE=…`.
+ARG BUILD_IMAGE=node:20-bookworm
+ARG RUN_IMAGE=node:20-bookworm-slim
+FROM ${BUILD_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 # Dev dependencies build the package; the image gets none of them. Lifecycle scripts wait for the sources.
@@ -20,7 +24,7 @@ RUN printf '{"name":"bridge-image","private":true}\n' > package.json \
  && npm cache clean --force
 
 # Same Debian release as the build stage, so the native modules built there load here.
-FROM node:20-bookworm-slim
+FROM ${RUN_IMAGE}
 ENV NODE_ENV=production PATH=/opt/bridge/node_modules/.bin:$PATH
 COPY --from=build /opt/bridge /opt/bridge
 # The image's unprivileged user; a SQLite file or checkpoint file goes in a volume it can write.

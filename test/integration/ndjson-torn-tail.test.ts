@@ -83,3 +83,23 @@ describe('an NDJSON file a killed run left mid-line', () => {
     expect(r.stdout.trim()).toMatch(/^\d+$/);
   }, 40_000);
 });
+
+describe('exactly once into a file (issue 28)', () => {
+  it('a run killed after its first batch was synced but before the length beside the file: the next run cuts those lines, none comes twice', async () => {
+    const db = sqlite(path.join(dir, 'eo.db'));
+    await db.exec('CREATE TABLE ev (id INTEGER PRIMARY KEY, v TEXT)');
+    const file = path.join(dir, 'eo.ndjson');
+    const args = ['tail', `sqlite://${dir}/eo.db?table=ev&cursor_column=id&cursor_id=eo`, `file://${file}`, '--exit-when-drained', '--progress', 'none'];
+    // A run that wrote nothing yet has written the file's committed length (0) beside it.
+    expect((await bridge(args)).exitCode).toBe(0);
+    // What a run killed between syncing its first batch and writing the length beside the file leaves.
+    writeFileSync(file, [row(1), row(2), row(3)].join('\n') + '\n');
+    await db.exec(`WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 5) INSERT INTO ev SELECT i, 'row ' || i FROM g`);
+    await db.close();
+    const r = await bridge(args);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/cut \d+ bytes a stopped run wrote after its last confirmed batch/);
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    expect(ids(lines)).toEqual([1, 2, 3, 4, 5]);
+  });
+});

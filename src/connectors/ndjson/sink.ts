@@ -78,6 +78,8 @@ export class NdjsonSink implements Sink {
       } else if (append) this.noteLastLine(await endAtLine(this.ep.file!));
       else await this.committed?.forget();
       this.length = (await this.fh.stat()).size;
+      // The length the file starts from is written before any line: a run killed after syncing its first batch, before that batch's length, has its lines cut by the next.
+      if (this.committed && this.durable && !this.committed.loaded) await this.committed.commit(this.length, undefined, undefined);
     } catch (e) {
       if (e instanceof BridgeError) throw e;
       throw new BridgeError('config', `cannot write ${this.ep.file}: ${(e as Error).message}`, { cause: e });
