@@ -30,22 +30,33 @@ if [ ! -f "$WORK/node/bin/node" ]; then
   tar -xzf "$WORK/npm-$NPM_VERSION.tgz" -C "$WORK/npm" --strip-components 1
 fi
 
-# base <name> <debootstrap --include list>: bookworm with Node and npm in /usr/local and the user node (1000).
+# base <name> <debootstrap --include list> [host-ca]: bookworm with Node in /usr/local and the user
+# node (1000); the build base also gets npm and Node's headers (node-gyp builds better-sqlite3).
+# The build base trusts the host's CA bundle (host-ca): npm reaches the registry through this
+# machine's network, which may present a certificate of its own; the run base keeps Debian's bundle.
 base() {
-  local name=$1 include=$2 root="$WORK/rootfs-$1"
+  local name=$1 include=$2 root="$WORK/rootfs-$1" env=()
   if P image exists "localhost/bridge-base-$name:$NODE_VERSION"; then return; fi
   [ -x "$root/bin/sh" ] || debootstrap --variant=minbase --include="$include" bookworm "$root" http://deb.debian.org/debian >"$WORK/debootstrap-$name.log"
   cp -a "$WORK/node/bin/node" "$root/usr/local/bin/node"
-  mkdir -p "$root/usr/local/include" "$root/usr/local/lib/node_modules"
-  cp -a "$WORK/node/include/node" "$root/usr/local/include/"
-  rm -rf "$root/usr/local/lib/node_modules/npm" && cp -a "$WORK/npm" "$root/usr/local/lib/node_modules/npm"
-  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
-  ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
+  if [ "$name" = build ]; then
+    mkdir -p "$root/usr/local/include" "$root/usr/local/lib/node_modules"
+    cp -a "$WORK/node/include/node" "$root/usr/local/include/"
+    rm -rf "$root/usr/local/lib/node_modules/npm" && cp -a "$WORK/npm" "$root/usr/local/lib/node_modules/npm"
+    ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
+    ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
+  fi
   grep -q '^node:' "$root/etc/passwd" || chroot "$root" useradd --uid 1000 --create-home --shell /bin/sh node
+  if [ "${3:-}" = host-ca ]; then
+    cp /etc/ssl/certs/ca-certificates.crt "$root/usr/local/share/host-ca.crt"
+    env=(--change 'ENV NODE_EXTRA_CA_CERTS=/usr/local/share/host-ca.crt')
+  fi
+  # The run base needs node alone: no npm, no headers, no docs or locales.
+  [ "$name" = run ] && rm -rf "$root/usr/share/doc"/* "$root/usr/share/man"/* "$root/usr/share/locale"/* "$root/usr/share/info"/*
   rm -rf "$root/var/cache/apt/archives"/*.deb "$root/var/lib/apt/lists"/*
-  tar -C "$root" -c . | P import --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' --change 'ENV npm_config_nodedir=/usr/local' - "localhost/bridge-base-$name:$NODE_VERSION" >/dev/null
+  tar -C "$root" -c . | P import --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' --change 'ENV npm_config_nodedir=/usr/local' "${env[@]}" - "localhost/bridge-base-$name:$NODE_VERSION" >/dev/null
 }
-base build ca-certificates,python3,make,g++
+base build ca-certificates,python3,make,g++ host-ca
 base run ca-certificates
 
 P build --network host --build-arg "BUILD_IMAGE=localhost/bridge-base-build:$NODE_VERSION" --build-arg "RUN_IMAGE=localhost/bridge-base-run:$NODE_VERSION" -t "$TAG" . >"$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log"; exit 1; }
