@@ -12,8 +12,7 @@ export interface Row {
   cols: ColumnInfo[];
   values: unknown[];
   keyText: string | undefined;
-  /** Values written through a lossy mapping. */
-  lossy: number;
+  lossy: number; // values written through a lossy mapping
 }
 
 interface ShapePlan {
@@ -238,11 +237,12 @@ export class ColumnRows {
       this.o.onDropped(fresh, dropped.length);
     }
     let keyText: string | undefined;
-    if (this.key) {
-      const parts = this.key.map((k) => {
-        const i = cols.indexOf(k);
-        return i < 0 ? undefined : values[i];
-      });
+    if (this.key?.length === 1) {
+      // One key column: no array per row; 'k' keeps it apart from write-mirror.ts's '#n'.
+      const p = values[cols.indexOf(this.key[0]!)];
+      if (p !== undefined && p !== null) keyText = `k${Buffer.isBuffer(p) ? p.toString('hex') : String(p)}`;
+    } else if (this.key) {
+      const parts = this.key.map((k) => values[cols.indexOf(k)]);
       if (parts.every((p) => p !== undefined && p !== null)) keyText = JSON.stringify(parts.map((p) => (Buffer.isBuffer(p) ? p.toString('hex') : String(p))));
     }
     return { m, cols, values, keyText, lossy };

@@ -130,7 +130,15 @@ export class ColumnsWriter extends StatementWriter {
         const before = last.get(r.keyText);
         last.set(r.keyText, { i, row: before ? overlay(before.row, r) : r });
       });
-      rows = rows.flatMap((r, i) => (r.keyText === undefined ? [r] : last.get(r.keyText)!.i === i ? [last.get(r.keyText)!.row] : []));
+      // Rows with distinct keys (a copy, most batches of changes) stay as they are.
+      if (last.size < rows.filter((r) => r.keyText !== undefined).length) {
+        const kept: Row[] = [];
+        rows.forEach((r, i) => {
+          if (r.keyText === undefined) kept.push(r);
+          else if (last.get(r.keyText)!.i === i) kept.push(last.get(r.keyText)!.row);
+        });
+        rows = kept;
+      }
     }
     return this.group(rows);
   }
