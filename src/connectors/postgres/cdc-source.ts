@@ -144,7 +144,11 @@ export class CdcSource implements Source {
     const tx = this.changes.onMessage(msg, walStart);
     // A transaction over WHOLE_TRANSACTION_MAX goes on in parts: memory stays bounded (the socket pauses while they wait).
     const open = this.changes.openLength;
-    if (!tx && open > 0 && (open >= WHOLE_TRANSACTION_MAX || (open >= TRANSACTION_PART && this.released.partial))) this.released.push(this.changes.takeOpen());
+    if (!tx && open > 0 && (open >= WHOLE_TRANSACTION_MAX || (open >= TRANSACTION_PART && this.released.partial))) {
+      this.released.push(this.changes.takeOpen());
+      // A part is ready like a transaction: a reader that took everything waits for this, not for the next tick.
+      this.wakeup.notify();
+    }
     if (!tx) return;
     const end = (tx[tx.length - 1] as { commit: bigint }).commit;
     if (end > this.received) this.received = end;
