@@ -215,6 +215,8 @@ export interface Sink {
   positions?(dryRun: boolean, warn: (text: string) => void): Promise<SinkPositions | undefined>;
   /** Writes a batch; with `commit`, the sink commits that position in the same transaction (see positions). */
   write(messages: Message[], commit?: CommitPosition): Promise<Reply[] | void>;
+  /** A batch read ahead, written later as this same array: a sink may convert it while it waits on another (no throw, no change to what write does). */
+  ahead?(messages: Message[]): void;
   /**
    * Writes a batch of rows as one unit, without messages (SQL → SQL). Resolves false, having
    * written nothing, when the sink cannot take this batch as rows: the engine then writes its

@@ -97,6 +97,7 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
         read += n;
         stats.rowsRead += n;
         queue.push(batch);
+        sink.ahead?.(batch.messages);
         notifyWriter();
       }
     } catch (e) {

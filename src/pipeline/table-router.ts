@@ -84,11 +84,22 @@ export class TableRouterSink implements Sink {
     }
     const replies: Reply[] = new Array<Reply>(messages.length);
     // A position is only given with one table captured (positions()): one run, one sink.
-    for (const run of this.runs(messages)) {
-      const r = await run.sink.write(messages.slice(run.from, run.to), commit);
+    const runs = this.runs(messages);
+    for (const run of runs) {
+      // One table's batch goes on as the same array (its sink may have converted it ahead).
+      const r = await run.sink.write(runs.length === 1 ? messages : messages.slice(run.from, run.to), commit);
       if (r) r.forEach((x, i) => (replies[run.from + i] = x));
     }
     return replies;
+  }
+
+  ahead(messages: Message[]): void {
+    try {
+      const runs = this.runs(messages);
+      if (runs.length === 1) runs[0]!.sink.ahead?.(messages);
+    } catch {
+      return; // a table whose sink write() makes: nothing to do ahead
+    }
   }
 
   async locate(messages: Message[]): Promise<{ index: number; error: Error } | undefined> {

@@ -8,6 +8,8 @@ import type { DescribedTable } from '../../core/route.js';
 import type { SourceColumn } from '../sql/values/bind.js';
 import type { ColumnInfo } from '../sql/types.js';
 import { ColumnsWriter, type Group } from '../sql/write/write-columns.js';
+import { hasChanges } from '../sql/write/write-mirror.js';
+import { EncodedAhead } from './encoded-ahead.js';
 import type { RowIntake } from '../sql/write/writer.js';
 import { CopyTextEncoder } from './copy-encoder.js';
 import { ChunkPool } from '../sql/write/chunk-buffer.js';
@@ -36,7 +38,6 @@ const BINARY_FRAME = { head: BINARY_HEAD, tail: BINARY_TAIL };
  */
 const SESSION: SessionLimits = { batches: 8, bytes: 32 * 1024 * 1024, idleMs: 50 };
 
-
 const encode = (g: Group): Buffer[] => chunked(g.rows, (r) => r.values, (r) => r.m);
 
 /**
@@ -49,6 +50,23 @@ export class PgColumnsWriter extends ColumnsWriter {
   private appender: CopyAppender | undefined;
   /** The encoders' 256 KB Buffers, reused once their COPY committed: about the batches in flight (17 of ~3 each). */
   private readonly pool = new ChunkPool(64);
+
+  /** Batches of changes read ahead, encoded while the batch before is merged (EncodedAhead). */
+  private readonly early = new EncodedAhead((messages: Message[]) => {
+    const groups = this.groups(messages);
+    return { groups, text: groups.map(encode) };
+  });
+
+  override ahead(messages: Message[]): void {
+    if (this.key && messages.length >= COPY_FROM && messages[0]!.metadata?.['bridge.op'] && !hasChanges(messages) && !messages.some((m) => m.metadata?.['bridge.op'] === 'schema')) this.early.add(messages);
+  }
+
+  override async write(messages: Message[]): Promise<void> {
+    const ready = this.early.take(messages);
+    if (!ready) return super.write(messages);
+    await this.loadEncoded(ready.groups, ready.text);
+    this.countLossy(ready.groups.flatMap((g) => g.rows));
+  }
 
   /** Appends commute, upserts do not: with a key, batches load one after another. */
   get concurrency(): number {
@@ -191,6 +209,11 @@ export class PgColumnsWriter extends ColumnsWriter {
   protected override async load(groups: Group[]): Promise<void> {
     // COPY costs extra round trips: small batches (a busy listener's) go faster as INSERTs.
     if (groups.reduce((n, g) => n + g.rows.length, 0) < COPY_FROM) return super.load(groups);
+    await this.loadEncoded(groups);
+  }
+
+  /** Groups through COPY (`text`: their COPY text, encoded ahead). */
+  private async loadEncoded(groups: Group[], text?: Buffer[][]): Promise<void> {
     if (groups.length === 0) return;
     const d = this.db.dialect;
     const table = d.table(this.o.table);
@@ -199,18 +222,20 @@ export class PgColumnsWriter extends ColumnsWriter {
     // One COPY commits itself (with the batch's position: atomicLoad); several go in one transaction.
     const run = (fn: (c: PgConnection, wrap: (s: string) => string) => Promise<void>) => (single ? this.db.atomicLoad((c, wrap) => fn(c as PgConnection, wrap)) : this.db.transaction((c) => fn(c as PgConnection, (s) => s)));
     await run(async (conn, wrap) => {
-      for (const g of groups) {
+      for (const [i, g] of groups.entries()) {
         const cols = g.cols.map((x) => d.quote(x.name)).join(', ');
-        const text = encode(g);
+        const chunks = text?.[i] ?? encode(g);
         if (!keyNames) {
-          await copyChunks(conn, `COPY ${table} (${cols}) FROM STDIN`, text, wrap);
+          await copyChunks(conn, `COPY ${table} (${cols}) FROM STDIN`, chunks, wrap);
           continue;
         }
         const tmp = d.quote(`bridge_upsert_${createHash('sha256').update(`${this.o.table}\0${cols}`).digest('hex').slice(0, 16)}`);
         await conn.query(`CREATE TEMP TABLE IF NOT EXISTS ${tmp} ON COMMIT DELETE ROWS AS SELECT ${cols} FROM ${table} WITH NO DATA`);
-        await copyChunks(conn, `COPY ${tmp} (${cols}) FROM STDIN`, text);
+        await copyChunks(conn, `COPY ${tmp} (${cols}) FROM STDIN`, chunks);
         const update = g.cols.map((x) => x.name).filter((n) => !keyNames.includes(n));
-        await conn.query(`INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${tmp}${d.upsertClause(keyNames, update)}`);
+        const merged = conn.query(`INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${tmp}${d.upsertClause(keyNames, update)}`);
+        this.early.prepare();
+        await merged;
       }
     });
   }

@@ -185,6 +185,8 @@ export class SqlSink implements Sink {
     return this.writeNow(messages);
   }
 
+  ahead = (messages: Message[]): void => void (this.writer instanceof ColumnsWriter && this.writer.ahead(messages));
+
   private async writeNow(messages: Message[]): Promise<Reply[] | void> {
     if (messages.length === 0) return;
     if (messages.some((m) => m.metadata?.['bridge.op'] === 'schema')) return this.writeWithSchema(messages);
@@ -211,9 +213,7 @@ export class SqlSink implements Sink {
     return this.writer?.concurrency ?? 1;
   }
 
-  flush(waiting?: boolean): void {
-    this.writer?.flush?.(waiting);
-  }
+  flush = (waiting?: boolean): void => this.writer?.flush?.(waiting);
 
   locate(messages: Message[]) {
     return this.writer.locate(messages);

@@ -233,8 +233,8 @@ export class ColumnRows {
     }
     if (dropped) {
       const fresh = dropped.filter((x) => !this.warned.has(x));
+      this.o.onDropped(fresh, dropped.length); // may refuse (change capture): the field is then refused again
       for (const x of fresh) this.warned.add(x);
-      this.o.onDropped(fresh, dropped.length);
     }
     let keyText: string | undefined;
     if (this.key?.length === 1) {

@@ -58,6 +58,9 @@ export class ColumnsWriter extends StatementWriter {
     this.countLossy(groups.flatMap((g) => g.rows));
   }
 
+  /** A batch read ahead (Sink.ahead): kinds that load faster once converted may convert it while they wait. */
+  ahead(_messages: Message[]): void {}
+
   /** Rows read from a SQL table, converted column by column without a message per row. */
   async writeRows(set: RowSet): Promise<boolean> {
     if (!(set instanceof SqlRowSet)) return false;
@@ -85,7 +88,7 @@ export class ColumnsWriter extends StatementWriter {
   }
 
   /** Values written through a lossy mapping are counted once their batch is written. */
-  private countLossy(rows: Row[]): void {
+  protected countLossy(rows: Row[]): void {
     let n = 0;
     for (const r of rows) n += r.lossy;
     this.lossyWritten(n);
