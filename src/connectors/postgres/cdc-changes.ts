@@ -3,9 +3,7 @@ import { diffColumns, schemaMessage, type SchemaShape, type StreamColumn } from 
 import { rowRenderer, type RenderColumn, type RenderOptions } from '../sql/values/render.js';
 import { RowFields, RowShape } from '../sql/values/row-fields.js';
 import { postgresKind } from './index.js';
-import { ChangeSinkPosition, type ChangeNaming } from '../sql/capture/change-position.js';
-import type { SinkPositions } from '../../core/route.js';
-import { formatLsn, parseLsn, type PgOutputMessage, type Relation, type Tuple } from './pgoutput.js';
+import { formatLsn, type PgOutputMessage, type Relation, type Tuple } from './pgoutput.js';
 import { pgType } from './types.js';
 
 /** A transaction as the source releases it: its messages, then its commit's end LSN. */
@@ -21,6 +19,9 @@ export class ChangeAssembler {
   private readonly relations = new Map<number, Relation>();
   private readonly shapes = new Map<string, RowShape>();
   private readonly metas = new Map<string, Metadata>();
+  private lastMeta: { op: string; table: string; meta: Metadata } | undefined;
+  /** Per relation, found once (not per change): the captured table it is, and the shape of a row with every column. */
+  private readonly known = new Map<number, { table: string | undefined; full?: RowShape }>();
   private openTx: Item[] | undefined;
   private txLsn = 0n;
   private txIndex = 0;
@@ -69,6 +70,7 @@ export class ChangeAssembler {
 
   reset(): void {
     this.relations.clear();
+    this.known.clear();
     this.shapes.clear();
     this.openTx = undefined;
   }
@@ -84,6 +86,7 @@ export class ChangeAssembler {
         return undefined;
       case 'relation':
         this.relations.set(msg.relation.id, msg.relation);
+        this.known.delete(msg.relation.id);
         for (const k of [...this.shapes.keys()]) if (k.startsWith(`${msg.relation.id}:`)) this.shapes.delete(k);
         this.noteShape(msg.relation);
         return undefined;
@@ -146,6 +149,12 @@ export class ChangeAssembler {
 
   /** The captured table a relation is, as listed (a bare name stands for any schema's table of that name), or undefined. */
   private ours(relationId: number): string | undefined {
+    let k = this.known.get(relationId);
+    if (!k) this.known.set(relationId, (k = { table: this.find(relationId) }));
+    return k.table;
+  }
+
+  private find(relationId: number): string | undefined {
     const r = this.relations.get(relationId);
     if (!r) return undefined;
     return this.listed.get(`${r.schema}.${r.name}`) ?? this.listed.get(r.name) ?? this.adopt?.(r.schema, r.name, r.columns.some((c) => c.key));
@@ -157,9 +166,12 @@ export class ChangeAssembler {
   private meta(table: string, op: string, lsn: bigint): Metadata {
     // Without a per-change position, the changes of one table and operation share one (frozen) metadata object.
     if (!this.sourceMetadata) {
+      // The last one asked for comes again for most changes (a run of one table's updates).
+      if (this.lastMeta?.op === op && this.lastMeta.table === table) return this.lastMeta.meta;
       const key = `${op} ${table}`;
       let shared = this.metas.get(key);
       if (!shared) this.metas.set(key, (shared = Object.freeze({ 'bridge.op': op, 'bridge.table': table })));
+      this.lastMeta = { op, table, meta: shared };
       return shared;
     }
     const m: Metadata = { 'bridge.op': op, 'bridge.table': table };
@@ -190,7 +202,8 @@ export class ChangeAssembler {
     const rel = this.relations.get(relationId)!;
     // Every column sent (the usual case): the relation's whole shape, the tuple as the values.
     if (!keyOnly && !tuple.includes(undefined)) {
-      const shape = this.shapeOf(`${relationId}:*`, rel.columns);
+      const k = this.known.get(relationId)!;
+      const shape = (k.full ??= this.shapeOf(`${relationId}:*`, rel.columns));
       this.push(Message.lazy(new RowFields(shape, tuple as (string | null)[]), this.meta(table, op, lsn), this.seed(table)));
       return undefined;
     }
@@ -227,23 +240,4 @@ export class ChangeAssembler {
     }
     return shape;
   }
-}
-
-/** Commits as LSNs; a change's transaction is its commit LSN in its id (`pg:<table>:<lsn>:<n>`, see seed). */
-export const PG_NAMING: ChangeNaming = {
-  show: formatLsn,
-  place: (seed) => {
-    const m = /:([0-9A-F]+\/[0-9A-F]+):(\d+)$/.exec(seed);
-    return m ? { tx: m[1]!, n: Number(m[2]) } : undefined;
-  },
-};
-
-/** The sink's position of a slot's stream (exactly once), if it keeps one: `changes` skips what it holds; `end` is the LSN to confirm. */
-export async function resumeFromSink(positions: (() => Promise<SinkPositions | undefined>) | undefined, slot: string, changes: ChangeAssembler): Promise<{ sinkPos: ChangeSinkPosition; end: bigint } | undefined> {
-  const sinkPos = await ChangeSinkPosition.open(positions, `cdc:${slot}`, `postgres:${slot}`, PG_NAMING);
-  const kept = await sinkPos?.load();
-  if (!sinkPos) return undefined;
-  const end = kept?.end ? parseLsn(kept.end) : 0n;
-  if (kept) changes.resumeAfter(end, kept.partial?.tx, kept.partial?.count);
-  return { sinkPos, end };
 }

@@ -11,7 +11,8 @@ import { pgConfig } from './driver.js';
 import { postgresKind } from './index.js';
 import { RELEASED_MAX, ReleasedChanges, TRANSACTION_PART, WHOLE_TRANSACTION_MAX } from '../sql/capture/change-batches.js';
 import { nextChanges, type ChangeLoop } from '../sql/capture/change-loop.js';
-import { ChangeAssembler, PG_NAMING, resumeFromSink } from './cdc-changes.js';
+import { ChangeAssembler } from './cdc-changes.js';
+import { PG_NAMING, resumeFromSink } from './cdc-resume.js';
 import { CopyPhase, InitialCopy } from './cdc-initial-copy.js';
 import { beginCapture, capturePlan } from './cdc-start.js';
 import { captureConfig, listCaptured, type CaptureConfig } from './cdc-config.js';
@@ -20,7 +21,6 @@ import { NewTables } from './cdc-new-tables.js';
 import { describeRelation, seedShapes } from './cdc-relation.js';
 import { formatLsn, type PgOutputMessage } from './pgoutput.js';
 import { HandedChanges } from '../sql/capture/change-position.js';
-
 import { ReplicationStream } from './replication-stream.js';
 
 /**
@@ -146,8 +146,7 @@ export class CdcSource implements Source {
     const open = this.changes.openLength;
     if (!tx && open > 0 && (open >= WHOLE_TRANSACTION_MAX || (open >= TRANSACTION_PART && this.released.partial))) {
       this.released.push(this.changes.takeOpen());
-      // A part is ready like a transaction: a reader that took everything waits for this, not for the next tick.
-      this.wakeup.notify();
+      this.wakeup.notify(); // a reader that took everything waits for this part, not for the next tick
     }
     if (!tx) return;
     const end = (tx[tx.length - 1] as { commit: bigint }).commit;
@@ -156,9 +155,7 @@ export class CdcSource implements Source {
     this.wakeup.notify();
   }
 
-  private idle(): boolean {
-    return this.released.empty && this.released.inFlight === 0 && !this.changes.inTransaction;
-  }
+  private idle = (): boolean => this.released.empty && this.released.inFlight === 0 && !this.changes.inTransaction;
 
   private tick(): void {
     // Quiet: ask for a keepalive, whose WAL position can then be confirmed.
