@@ -97,7 +97,8 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
         read += n;
         stats.rowsRead += n;
         queue.push(batch);
-        sink.ahead?.(batch.messages);
+        // Rows read as a row set have no messages until asked for them (asking would convert them): not told.
+        if (!batch.rows) sink.ahead?.(batch.messages);
         notifyWriter();
       }
     } catch (e) {

@@ -94,6 +94,8 @@ export class TableRouterSink implements Sink {
   }
 
   ahead(messages: Message[]): void {
+    // Only batches of changes are worked on ahead (a keyed mirror's): no per-message lookup for others.
+    if (!messages[0]?.metadata?.['bridge.op']) return;
     try {
       const runs = this.runs(messages);
       if (runs.length === 1) runs[0]!.sink.ahead?.(messages);

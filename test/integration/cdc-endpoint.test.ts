@@ -121,4 +121,12 @@ describe('postgres+cdc:// — one slot, several tables', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/the sink's table must be left out .* several tables are captured/);
   });
+
+  it('a snapshot=only run that stops before its end says a new run copies again, and its summary names no slot', async () => {
+    const r = await bridge(['copy', `${CDC_URL}?tables=cex.orders,cex.items&snapshot=only`, `sqlite://${mirrorFile}?table=one&columns=auto&auto_create_table=true`, '--progress', 'none']);
+    expect(r.exitCode).toBe(2);
+    // snapshot=only keeps no slot and no progress: nothing resumes it.
+    expect(r.stderr).toMatch(/the initial copy of cex\.orders stopped after 0 rows: snapshot=only keeps no progress, a new run copies again/);
+    expect(r.stderr).not.toMatch(/resumes it|slot bridge_slot|confirmed at/);
+  });
 });

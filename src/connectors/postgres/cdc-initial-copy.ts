@@ -217,9 +217,9 @@ export class CopyPhase {
     return 'wait';
   }
 
-  /** Ends the read; `over`: the copy is complete, its progress is dropped (the slot alone is the position from now on); else says where it stopped. */
-  async close(over: boolean, info?: (text: string) => void, temporary = false): Promise<void> {
-    if (!over) info?.(`the initial copy of ${this.copy.table} stopped after ${this.copy.rowsCopied} rows: ${temporary ? 'a new run copies the table again (temporary_slot)' : 'the next run resumes it'}`);
+  /** Ends the read; `over`: the copy is complete, its progress is dropped (the slot alone is the position from now on); else says where it stopped, and `again` when nothing resumes it. */
+  async close(over: boolean, info?: (text: string) => void, again?: string): Promise<void> {
+    if (!over) info?.(`the initial copy of ${this.copy.table} stopped after ${this.copy.rowsCopied} rows: ${again ?? 'the next run resumes it'}`);
     await this.copy.close();
     if (over) await this.progress?.finish();
     else await this.progress?.close();

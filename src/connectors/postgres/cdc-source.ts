@@ -228,7 +228,7 @@ export class CdcSource implements Source {
 
   slotLagBytes = (): number | undefined => this.lag.bytes;
 
-  checkpoint = (): string => `slot ${this.f.slot_name}${this.f.temporary_slot ? ' (temporary)' : ''} confirmed at ${formatLsn(this.confirmed)}`;
+  checkpoint = (): string | undefined => this.f.snapshot === 'only' ? undefined : `slot ${this.f.slot_name}${this.f.temporary_slot ? ' (temporary)' : ''} confirmed at ${formatLsn(this.confirmed)}`;
 
   plan = async (): Promise<PlanItem[]> => capturePlan(this.q, { ...this.f, table: this.tables.join(', ') || this.f.listed });
 
@@ -239,7 +239,8 @@ export class CdcSource implements Source {
     this.lag.stop();
     // drop_slot: only a run that ended as asked (drained, or a stop signal); a failed one resumes from its slot.
     const drop = this.f.drop_slot && (this.drained || this.ctx.stop?.aborted === true) && !this.failure;
-    await this.copying?.close(false, (text) => this.ctx.info?.(text), this.f.temporary_slot || drop);
+    const again = this.f.snapshot === 'only' ? 'snapshot=only keeps no progress' : this.f.temporary_slot ? 'the slot was temporary' : drop ? 'drop_slot dropped the slot' : undefined;
+    await this.copying?.close(false, (text) => this.ctx.info?.(text), again && `${again}, a new run copies again`);
     const stream = this.stream;
     this.stream = undefined;
     await stopCapture(this.q, stream, this.confirmed, this.f, drop ? { createdPublication: this.createdPublication } : undefined, this.ctx.info);
