@@ -68,8 +68,10 @@ export class TableRouterSink implements Sink {
   private runs(messages: Message[]): { sink: Sink; from: number; to: number }[] {
     const out: { sink: Sink; from: number; to: number }[] = [];
     messages.forEach((m, i) => {
-      const sink = this.sinkOf(m);
       const last = out[out.length - 1];
+      // The same (shared) metadata object as the message before: the same table.
+      if (last && m.metadata !== undefined && m.metadata === messages[i - 1]!.metadata) return void (last.to = i + 1);
+      const sink = this.sinkOf(m);
       if (last && last.sink === sink) last.to = i + 1;
       else out.push({ sink, from: i, to: i + 1 });
     });

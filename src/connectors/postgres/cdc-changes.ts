@@ -221,9 +221,11 @@ export class ChangeAssembler {
    * A row of the initial copy (values as PostgreSQL's text, as pgoutput sends them), shaped like an
    * insert of the stream, with `bridge.snapshot` set; its id comes from its key, the same in every copy.
    */
-  copiedRow(table: string, shape: RowShape, values: (string | null)[], key: string): Message {
-    const meta: Metadata = { 'bridge.op': 'insert', 'bridge.table': table, 'bridge.snapshot': 'true' };
-    return Message.lazy(new RowFields(shape, values), meta, `pg:${table}:copy:${key}`);
+  copiedRow(table: string, shape: RowShape, values: (string | null)[], key: () => string): Message {
+    // One frozen metadata object per table, as the stream's changes share theirs; the id's text is made when read.
+    let meta = this.metas.get(`copy ${table}`);
+    if (!meta) this.metas.set(`copy ${table}`, (meta = Object.freeze({ 'bridge.op': 'insert', 'bridge.table': table, 'bridge.snapshot': 'true' })));
+    return Message.lazy(new RowFields(shape, values), meta, () => `pg:${table}:copy:${key()}`);
   }
 
   /** The shape of the initial copy's rows, once per read (not per row). */

@@ -14,7 +14,16 @@ export function opOf(m: Message): ChangeOp {
 }
 
 /** Whether a batch holds changes that are not upserts (it must then be applied in order, with deletes). */
-export const hasChanges = (messages: Message[]): boolean => messages.some((m) => opOf(m) !== 'upsert');
+export function hasChanges(messages: Message[]): boolean {
+  // Change sources share one metadata object among many messages: each is looked at once.
+  let seen: Message['metadata'] | null = null;
+  for (const m of messages) {
+    if (m.metadata === seen) continue;
+    seen = m.metadata;
+    if (opOf(m) !== 'upsert') return true;
+  }
+  return false;
+}
 
 /** A run of a batch between truncates: for each key, the last operation wins. */
 export interface Segment {
