@@ -8,10 +8,10 @@ export type Item = { m: Message } | { commit: bigint };
  * Changes of one source transaction beyond which it is applied in parts: its changes are held in
  * memory until its commit anyway, and a sink applies a batch in one transaction (documented).
  * Measured with one 1M-row UPDATE into NDJSON (scripts/cdc-bench.sh's backlog): 100,000
- * held peaked at 437 MB, 20,000 at 209–237 MB, 10,000 at 206–216 MB, 2,000 at 186 MB (the rest is
- * the heap's garbage between collections), all at the same speed.
+ * held peaked at 437 MB, 20,000 at 209–237 MB; 10,000 with parts of 4,096 released at 8,192 at
+ * 169–187 MB (a PostgreSQL mirror 190–191 MB, against 241 MB), a few per cent slower.
  */
-export const WHOLE_TRANSACTION_MAX = 20_000;
+export const WHOLE_TRANSACTION_MAX = 10_000;
 
 /**
  * Changes released and not yet taken before the replication socket pauses (it resumes below half).
@@ -19,10 +19,10 @@ export const WHOLE_TRANSACTION_MAX = 20_000;
  * that, 10,000 runs as fast as 50,000 (5.0–5.2 s for a 1M-row UPDATE into NDJSON, pg_recvlogical
  * 4.7 s), where it once ran at 35k changes/s, and a limit below a part's size took 62 s.
  */
-export const RELEASED_MAX = 10_000;
+export const RELEASED_MAX = 8_192;
 
 /** Once a transaction is released in parts, the size of each further part held before release. */
-export const TRANSACTION_PART = 8_192;
+export const TRANSACTION_PART = 4_096;
 
 export interface Taken {
   messages: Message[];
