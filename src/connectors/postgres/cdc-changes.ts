@@ -221,11 +221,15 @@ export class ChangeAssembler {
    * A row of the initial copy (values as PostgreSQL's text, as pgoutput sends them), shaped like an
    * insert of the stream, with `bridge.snapshot` set; its id comes from its key, the same in every copy.
    */
-  copiedRow(table: string, shape: RowShape, values: (string | null)[], key: () => string): Message {
-    // One frozen metadata object per table, as the stream's changes share theirs; the id's text is made when read.
+  copiedRow(table: string, shape: RowShape, values: (string | null)[], key: () => string, meta: Metadata): Message {
+    return Message.lazy(new RowFields(shape, values), meta, () => `pg:${table}:copy:${key()}`);
+  }
+
+  /** The initial copy's metadata of a table: one frozen object, asked for once per read (not per row), as the stream's changes share theirs. */
+  copyMeta(table: string): Metadata {
     let meta = this.metas.get(`copy ${table}`);
     if (!meta) this.metas.set(`copy ${table}`, (meta = Object.freeze({ 'bridge.op': 'insert', 'bridge.table': table, 'bridge.snapshot': 'true' })));
-    return Message.lazy(new RowFields(shape, values), meta, () => `pg:${table}:copy:${key()}`);
+    return meta;
   }
 
   /** The shape of the initial copy's rows, once per read (not per row). */

@@ -128,7 +128,8 @@ export class InitialCopy {
       // A row's key as text, `["42"]`: its message id, the same in every copy.
       const one = keyIdx.length === 1 ? keyIdx[0]! : -1;
       const keyOf = (values: (string | null)[]): string => (one >= 0 && values[one] !== null ? `["${jsonText(values[one]!)}"]` : JSON.stringify(keyIdx.length ? keyIdx.map((i) => values[i]) : values));
-      const messages = rows.map((values) => this.changes.copiedRow(table, shape, values, () => keyOf(values)));
+      const meta = this.changes.copyMeta(table);
+      const messages = rows.map((values) => this.changes.copiedRow(table, shape, values, () => keyOf(values), meta));
       this.copied += messages.length;
       const last = rows[rows.length - 1];
       return { messages, at: last ? { table, after: keyIdx.length ? keyIdx.map((i) => String(last[i])) : undefined } : undefined };
