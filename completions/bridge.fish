@@ -13,6 +13,7 @@ complete -c bridge -n '__fish_seen_subcommand_from copy' -l max-retries
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l read-ahead
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l dead-letter
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l metrics
+complete -c bridge -n '__fish_seen_subcommand_from copy' -l data-only
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l exclude
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l parallel
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l auto-create-table

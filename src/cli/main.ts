@@ -9,6 +9,7 @@ import { positiveInt } from './args.js';
 import { makeReporter, metricsFor, type CommonOpts } from './reporting.js';
 import { DEFAULT_BATCH, runCommand, type RouteArgs } from './route.js';
 import { failEarly, routeFileCommand, runSeveral } from './several.js';
+import { schemaStep } from './migrate-schema.js';
 import { splitRoutes, tableRoutes } from './table-routes.js';
 
 const VERSION = '0.1.0';
@@ -50,6 +51,7 @@ function addRouteOptions(cmd: Command, mode: 'copy' | 'tail' | 'serve'): Command
     .option('--read-ahead <n>', `batches read ahead of the sink; default ${mode === 'serve' ? 1 : '2 (1 when the rows of a table are converted into another table)'}`, positiveInt('--read-ahead'))
     .option('--dead-letter <url>', 'endpoint for messages the sink rejects (constraint, type); the rest goes on')
     .option('--metrics <host:port>', 'serve Prometheus metrics at /metrics, and /healthz and /readyz (:port = every interface)');
+  if (mode === 'copy') cmd.option('--data-only', 'a migration (table list into columns=auto&auto_create_table=true) loads data and keys only: no secondary indexes, foreign keys, checks or defaults after it');
   if (mode === 'tail') cmd.option('--exit-when-drained', 'stop with exit 0 once a poll finds nothing new (for cron)');
   if (mode !== 'serve')
     cmd
@@ -90,7 +92,14 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
   if (many) {
     // A tail never ends by itself: with fewer slots than tables, the tables after them would never start.
     if (endless && o.parallel !== undefined && o.parallel < many.length) failEarly(configError(`--parallel ${o.parallel} is fewer than the ${many.length} tables to tail: each tail holds its slot until stopped; leave --parallel out`));
-    return runSeveral(mode, many, { ...o, parallel: o.parallel ?? (endless ? many.length : 1) }, 'tables', stop.signal, setOnStop);
+    const after = (() => {
+      try {
+        return schemaStep(args, many, o);
+      } catch (e) {
+        return failEarly(e);
+      }
+    })();
+    return runSeveral(mode, many, { ...o, parallel: o.parallel ?? (endless ? many.length : 1) }, 'tables', stop.signal, setOnStop, after);
   }
   if (o.parallel !== undefined && o.parallel > 1) {
     // One table, N connections: each reads a key range of it.

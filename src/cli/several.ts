@@ -6,7 +6,7 @@ import { positiveInt } from './args.js';
 import { makeReporter, metricsFor, progressMode, type CommonOpts } from './reporting.js';
 import { describeFailure } from './route.js';
 import { routesOfFile } from './run-file.js';
-import { exitOf, runMany, totalLine } from './run-many.js';
+import { exitOf, runMany, totalLine, type RouteOutcome } from './run-many.js';
 import type { NamedRoute } from './table-routes.js';
 
 /** A mistake found before any route starts: one line, its exit code. */
@@ -17,7 +17,7 @@ export function failEarly(e: unknown): never {
 }
 
 /** Several routes in one process (a table list, a route file): labelled lines, a total, the worst exit code. */
-export async function runSeveral(command: string, routes: NamedRoute[], o: CommonOpts, what: string, stop: AbortSignal, onStop: (f: (sig: string) => void) => void): Promise<void> {
+export async function runSeveral(command: string, routes: NamedRoute[], o: CommonOpts, what: string, stop: AbortSignal, onStop: (f: (sig: string) => void) => void, after?: (outcomes: RouteOutcome[]) => Promise<number>): Promise<void> {
   const started = Date.now();
   onStop((sig) => process.stderr.write(`bridge: ${sig}: stopping after the batches in flight (again to quit at once)\n`));
   // On a terminal, one live board with a row per route; otherwise labelled lines per route.
@@ -30,7 +30,9 @@ export async function runSeveral(command: string, routes: NamedRoute[], o: Commo
     for (const x of outcomes) if (x.snapshot && x.summary) new PlainReporter({ quiet: false, progress: false, intervalMs: 0, label: x.name }).finish(x.snapshot, x.summary);
   }
   if (o.quiet !== true && o.progress !== 'json') process.stderr.write(totalLine(command, what, outcomes, Date.now() - started) + '\n');
-  process.exit(exitOf(outcomes));
+  const code = exitOf(outcomes);
+  const last = after && !stop.aborted ? await after(outcomes).catch((e: unknown) => describeFailure(e).exitCode) : 0;
+  process.exit(code || last);
 }
 
 /** `bridge run <file>`: the routes of a route file, all at once unless --parallel says otherwise. */

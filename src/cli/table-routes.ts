@@ -7,6 +7,8 @@ import type { RouteArgs } from './route.js';
 export interface NamedRoute {
   name: string;
   args: RouteArgs;
+  /** A table of a table list: its name in the source and in the sink. */
+  table?: { source: string; target: string };
 }
 
 /** `schema.*` on the sink puts every table into that schema; `*` or no table keeps the base names. */
@@ -48,7 +50,7 @@ export async function tableRoutes(a: RouteArgs, exclude: string[], warn: (s: str
     if (cursorId !== undefined) srcOpts.push(['cursor_id', `${cursorId}.${base}`]);
     // An ndjson or HTTP sink takes every table's rows as they are (no table field to set).
     const dstOpts: [string, string][] = dst.spec.name === 'database' ? [...a.dstOpts, ['table', target]] : a.dstOpts;
-    return { name: t, args: { ...a, srcOpts, dstOpts, deadLetterShared: true } };
+    return { name: t, args: { ...a, srcOpts, dstOpts, deadLetterShared: true }, table: { source: t, target } };
   });
 }
 

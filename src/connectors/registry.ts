@@ -50,6 +50,11 @@ export async function listSourceTables(ep: Endpoint, exclude: string[], warn: (s
   return (await import('./sql/read/table-list.js')).expandTables(ep, exclude, warn);
 }
 
+/** A migration's last step: the source's indexes and constraints on the sink's tables (see sql/schema/finish.ts). */
+export async function finishSchema(...a: Parameters<typeof import('./sql/schema/finish.js').finishSchema>): ReturnType<typeof import('./sql/schema/finish.js').finishSchema> {
+  return (await import('./sql/schema/finish.js')).finishSchema(...a);
+}
+
 /** Whether an endpoint's table field names several tables (`a,b`, `*`, `schema.*`). */
 export function namesSeveralTables(ep: Endpoint): boolean {
   const t = ep.fields.table;

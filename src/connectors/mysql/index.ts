@@ -12,6 +12,7 @@ export function mysqlKind(kind: 'mysql' | 'mariadb'): KindDriver {
     loose: false,
     columnsWriter: async (db, o) => new (await import('./load-data.js')).MysqlColumnsWriter(db, o),
     changeSource: async (ep) => new (await import('./binlog-source.js')).BinlogSource(ep),
+    schemaExtras: async () => (await import('./schema-extras.js')).mysqlSchemaExtras(kind),
     keylessReader: async (db, table, rows, select) => new (await import('./read-stream.js')).StreamReader(db, table, rows, select),
   };
 }

@@ -25,4 +25,5 @@ export const postgresKind: KindDriver = {
   streamWire: (db, select, params, columns, format) => new CopyOutStream(db, inlineParams(select, params), columns, format),
   binaryWire: (keys) => keys.length > 0 && keys.every((k) => k.castType !== undefined && BINARY_KEY_TYPES.has(k.castType)),
   changeSource: async (ep) => new (await import('./cdc-source.js')).CdcSource(ep),
+  schemaExtras: async () => (await import('./schema-extras.js')).pgSchemaExtras,
 };

@@ -10,6 +10,7 @@ import type { RowMessages } from './read/rows.js';
 import type { WireRows } from './row-set.js';
 import type { TokenQuery } from './write/tokens.js';
 import type { ColumnInfo, SqlConnection } from './types.js';
+import type { SchemaExtras } from './schema/extras.js';
 import type { ColumnsOptions } from './write/write-columns.js';
 import type { Writer } from './write/writer.js';
 
@@ -44,6 +45,8 @@ export interface KindDriver {
   binaryWire?(keys: ColumnInfo[]): boolean;
   /** Change capture: publication= on a table's URL, or the change-capture endpoint (fields.dedicated, tables=). */
   changeSource?(ep: Endpoint): Promise<Source>;
+  /** A migration's last step: the secondary indexes, foreign keys, checks and defaults this kind reads and adds. */
+  schemaExtras?(): Promise<SchemaExtras>;
 }
 
 /** A key range read in the wire format, batch by batch (KindDriver.streamWire). */

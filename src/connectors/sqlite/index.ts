@@ -9,4 +9,5 @@ export const sqliteKind: KindDriver = {
   poolFactory: (ep) => sqlitePoolFactory(ep) as unknown as PoolFactory<SqlConnection>,
   classify: classifySqlite,
   loose: true,
+  schemaExtras: async () => (await import('./schema-extras.js')).sqliteSchemaExtras,
 };

@@ -1,0 +1,114 @@
+import { foreignKeysToAdd, portableDefault, refAction, translateCheck, renderDefault, type ExtrasPlan, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
+import { splitTableName } from '../sql/identifiers.js';
+import type { SqlConnection } from '../sql/types.js';
+
+const q = (ident: string): string => `"${ident.replace(/"/g, '""')}"`;
+const qt = (table: string): string => splitTableName(table, 63).map(q).join('.');
+const names = (json: unknown): string[] => (json === null || json === undefined ? [] : (JSON.parse(String(json)) as string[]));
+const yes = (v: unknown): boolean => v === true || v === 't' || v === 'true';
+/** Types whose literal defaults mean the same value in another kind (an array's '{}' or a bytea's '\\x00' would not). */
+const PORTABLE_TYPES = /^(smallint|integer|bigint|numeric(\(.*\))?|real|double precision|text|character( varying)?(\(\d+\))?|boolean|date|timestamp(\(\d\))? with(out)? time zone|json|jsonb|uuid)$/;
+
+/** PostgreSQL's side of the migration's last step: its catalog read portably, and the DDL that adds what a source had. */
+export const pgSchemaExtras: SchemaExtras = {
+  async read(conn: SqlConnection, table: string): Promise<TableExtras> {
+    const reg = qt(table);
+    const x: TableExtras = { kind: 'postgres', indexes: [], foreignKeys: [], checks: [], defaults: [], identity: [], unread: [] };
+    // Not the primary key, nor what typed creation makes itself (a plain unique column list), nor a constraint's index.
+    const idx = await conn.query(
+      `SELECT c.relname, i.indisunique::text, am.amname, pg_get_indexdef(i.indexrelid),
+              (i.indpred IS NULL AND i.indexprs IS NULL AND i.indnatts = i.indnkeyatts)::text,
+              (SELECT json_agg(a.attname ORDER BY k.n) FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(attnum, n) JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)::text,
+              (SELECT json_agg((o & 1) = 1 ORDER BY n) FROM unnest(i.indoption::int2[]) WITH ORDINALITY x(o, n))::text
+         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
+        WHERE i.indrelid = to_regclass($1) AND NOT i.indisprimary
+          AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid AND k.conrelid = i.indrelid)
+          AND NOT (i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL)
+        ORDER BY c.relname`,
+      [reg],
+    );
+    for (const [name, unique, am, def, plain, cols, desc] of idx.rows) {
+      const text = String(def);
+      const own = `CREATE ${yes(unique) ? 'UNIQUE ' : ''}INDEX {name} ON {table} USING ${text.slice(text.indexOf(' USING ') + 7)}`;
+      const columns = names(cols);
+      x.indexes.push({ name: String(name), unique: yes(unique), own, ...(am !== 'btree' ? { method: String(am) } : {}), ...(yes(plain) && columns.length ? { columns, descending: JSON.parse(String(desc)) as boolean[] } : {}) });
+    }
+    const fks = await conn.query(
+      `SELECT k.conname, f.relname, k.confupdtype::text, k.confdeltype::text,
+              (SELECT json_agg(a.attname ORDER BY n) FROM unnest(k.conkey) WITH ORDINALITY u(attnum, n) JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.attnum)::text,
+              (SELECT json_agg(a.attname ORDER BY n) FROM unnest(k.confkey) WITH ORDINALITY u(attnum, n) JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.attnum)::text
+         FROM pg_constraint k JOIN pg_class f ON f.oid = k.confrelid WHERE k.conrelid = to_regclass($1) AND k.contype = 'f' ORDER BY k.conname`,
+      [reg],
+    );
+    for (const [name, ref, upd, del, cols, refCols] of fks.rows)
+      x.foreignKeys.push({ name: String(name), refTable: String(ref), columns: names(cols), refColumns: names(refCols), onUpdate: refAction(upd), onDelete: refAction(del) });
+    const checks = await conn.query(`SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = to_regclass($1) AND contype = 'c' ORDER BY conname`, [reg]);
+    for (const [name, def] of checks.rows) x.checks.push({ name: String(name), expr: String(def).replace(/^CHECK /, '').replace(/ NOT VALID$/, '') });
+    const defs = await conn.query(
+      `SELECT a.attname, pg_get_expr(d.adbin, d.adrelid), a.attidentity::text, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+        WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' AND (d.adbin IS NOT NULL OR a.attidentity <> '') ORDER BY a.attnum`,
+      [reg],
+    );
+    for (const [col, expr, ident, type] of defs.rows) {
+      // serial is a default of nextval() on a sequence the column owns: a numbering column, like an identity.
+      if (ident === 'a' || ident === 'd' || /^nextval\(/.test(String(expr))) x.identity.push(String(col));
+      else {
+        const p = PORTABLE_TYPES.test(String(type)) ? portableDefault(String(expr)) : undefined;
+        x.defaults.push({ column: String(col), expr: String(expr), ...(p ? { portable: p } : {}) });
+      }
+    }
+    return x;
+  },
+
+  async plan(conn: SqlConnection, table: string, want: TableExtras, have: TableExtras, target: TargetName): Promise<ExtrasPlan> {
+    const t = qt(table);
+    const base = splitTableName(table, 63).pop()!;
+    const same = want.kind === 'postgres';
+    const types = new Map((await conn.query(`SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`, [t])).rows.map(([n, ty]) => [String(n), String(ty)]));
+    const p: ExtrasPlan = { columns: [], indexes: [], constraints: [], notKept: [...want.unread], names: [] };
+    const haveNames = new Set([...have.indexes.map((i) => i.name), ...have.foreignKeys.map((f) => f.name), ...have.checks.map((c) => c.name)]);
+    const fresh = (name: string): boolean => (p.names.push(name), !haveNames.has(name));
+    for (const i of want.indexes) {
+      const name = want.indexNamesPerTable ? `${base}_${i.name}`.slice(0, 63) : i.name;
+      if (same && i.own) {
+        if (fresh(name)) p.indexes.push(i.own.replace('{name}', q(name)).replace('{table}', t));
+      }
+      else if (!i.columns || i.method) p.notKept.push(`index ${i.name}: ${i.method ? `a ${i.method} index` : 'an expression or partial index'} of ${want.kind} (not translated)`);
+      else if (fresh(name)) p.indexes.push(`CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX ${q(name)} ON ${t} (${i.columns.map((c, k) => `${q(c)}${i.descending?.[k] ? ' DESC' : ''}`).join(', ')})`);
+    }
+    for (const { f, ref } of foreignKeysToAdd(want, target, p.notKept, fresh)) {
+      const add = `ALTER TABLE ${t} ADD CONSTRAINT ${q(f.name)} FOREIGN KEY (${f.columns.map(q).join(', ')}) REFERENCES ${qt(ref)} (${f.refColumns.map(q).join(', ')}) ON UPDATE ${f.onUpdate} ON DELETE ${f.onDelete} NOT VALID`;
+      p.constraints.push({ name: f.name, add: [add], validate: `ALTER TABLE ${t} VALIDATE CONSTRAINT ${q(f.name)}` });
+    }
+    for (const c of want.checks) {
+      const expr = same ? c.expr : translateCheck(c.expr, q);
+      if (expr === undefined) p.notKept.push(`check ${c.name}: ${c.expr} (${want.kind} SQL, not translated)`);
+      else if (fresh(c.name)) p.constraints.push({ name: c.name, add: [`ALTER TABLE ${t} ADD CONSTRAINT ${q(c.name)} CHECK (${expr}) NOT VALID`], validate: `ALTER TABLE ${t} VALIDATE CONSTRAINT ${q(c.name)}` });
+    }
+    const hasDefault = new Set([...have.defaults.map((d) => d.column), ...have.identity]);
+    for (const d of want.defaults) {
+      if (hasDefault.has(d.column) || !types.has(d.column)) continue;
+      const bool = types.get(d.column) === 'boolean';
+      // The current time into a column that is not a time here would be kept in another format than the source's.
+      const timeless = d.portable && 'now' in d.portable && !/^(date|timestamp)/.test(types.get(d.column)!);
+      const value = same ? d.expr : d.portable && !timeless && !('number' in d.portable && bool && !/^[01]$/.test(d.portable.number)) ? renderPg(d.portable, bool) : undefined;
+      if (value === undefined) p.notKept.push(`default of ${d.column}: ${d.expr} (${want.kind} SQL, not translated)`);
+      else p.columns.push(`ALTER TABLE ${t} ALTER COLUMN ${q(d.column)} SET DEFAULT ${value}`);
+    }
+    for (const c of want.identity) {
+      if (hasDefault.has(c) || !types.has(c)) continue;
+      if (!/^(smallint|integer|bigint)$/.test(types.get(c)!)) {
+        p.notKept.push(`numbering of ${c}: the column is ${types.get(c)!} here (an identity needs an integer type)`);
+        continue;
+      }
+      // The sequence starts after the copied rows, so the next insert without the column gets a new number.
+      p.columns.push(`ALTER TABLE ${t} ALTER COLUMN ${q(c)} ADD GENERATED BY DEFAULT AS IDENTITY; SELECT setval(pg_get_serial_sequence('${t.replace(/'/g, "''")}', '${c.replace(/'/g, "''")}'), COALESCE(max(${q(c)}), 0) + 1, false) FROM ${t}`);
+    }
+    return p;
+  },
+};
+
+function renderPg(d: NonNullable<TableExtras['defaults'][number]['portable']>, bool: boolean): string {
+  if (bool && 'number' in d) return d.number === '1' ? 'true' : 'false';
+  return renderDefault(d, { timestamp: 'CURRENT_TIMESTAMP', date: 'CURRENT_DATE' }, (b) => String(b));
+}
