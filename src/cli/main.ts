@@ -92,14 +92,8 @@ async function run(mode: 'copy' | 'tail' | 'serve', src: string, dst: string, re
   if (many) {
     // A tail never ends by itself: with fewer slots than tables, the tables after them would never start.
     if (endless && o.parallel !== undefined && o.parallel < many.length) failEarly(configError(`--parallel ${o.parallel} is fewer than the ${many.length} tables to tail: each tail holds its slot until stopped; leave --parallel out`));
-    const after = (() => {
-      try {
-        return schemaStep(args, many, o);
-      } catch (e) {
-        return failEarly(e);
-      }
-    })();
-    return runSeveral(mode, many, { ...o, parallel: o.parallel ?? (endless ? many.length : 1) }, 'tables', stop.signal, setOnStop, after);
+    const step = await schemaStep(args, many, o).catch(failEarly);
+    return runSeveral(mode, many, { ...o, parallel: o.parallel ?? (endless ? many.length : 1) }, 'tables', stop.signal, setOnStop, step);
   }
   if (o.parallel !== undefined && o.parallel > 1) {
     // One table, N connections: each reads a key range of it.

@@ -31,6 +31,8 @@ export interface RouteArgs {
   deadLetter?: string;
   /** Several routes share the dead-letter endpoint (a table list): a file is appended to, never rewritten. */
   deadLetterShared?: boolean;
+  /** A table of a migration: its keys may be added after the load (SinkContext.keysAfterLoad). */
+  keysAfterLoad?: boolean;
 }
 
 /** Resolves both endpoints; config mistakes surface here, before anything connects. */
@@ -115,7 +117,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
       throw e instanceof BridgeError ? e.on('source') : e;
     });
     sourceTable = await source.describeTable?.(a.dryRun);
-    const sinkCtx = { mode: a.command, warn, durable: source.durablePosition, dryRun: a.dryRun, countDropped: (n: number) => (hub.dropped += n), countLossy: (n: number) => (hub.lossy += n), sourceTable, changes: source.streamsChanges === true };
+    const sinkCtx = { mode: a.command, warn, durable: source.durablePosition, dryRun: a.dryRun, countDropped: (n: number) => (hub.dropped += n), countLossy: (n: number) => (hub.lossy += n), sourceTable, changes: source.streamsChanges === true, keysAfterLoad: a.keysAfterLoad === true };
     await sink.open(sinkCtx).catch((e: unknown) => {
       throw e instanceof BridgeError ? e.on('sink') : e;
     });

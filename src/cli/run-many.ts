@@ -28,7 +28,7 @@ export function worstExit(codes: number[]): number {
  * in the order given. A failed route does not stop the others; once `stop` fires, the routes
  * running finish their batch in flight and the ones not started stay so.
  */
-export async function runMany(routes: NamedRoute[], parallel: number, reporterFor: (name: string) => Reporter | Promise<Reporter>, stop: AbortSignal, onHub?: (name: string, hub: StatsHub) => void): Promise<RouteOutcome[]> {
+export async function runMany(routes: NamedRoute[], parallel: number, reporterFor: (name: string) => Reporter | Promise<Reporter>, stop: AbortSignal, onHub?: (name: string, hub: StatsHub) => void, onDone?: (route: NamedRoute, outcome: RouteOutcome) => void): Promise<RouteOutcome[]> {
   const outcomes: RouteOutcome[] = routes.map((r) => ({ name: r.name, code: undefined }));
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -47,6 +47,7 @@ export async function runMany(routes: NamedRoute[], parallel: number, reporterFo
       };
       outcomes[i]!.code = await runCommand(routes[i]!.args, capture, stop, onHub && ((hub) => onHub(routes[i]!.name, hub)));
       await capture.closing;
+      onDone?.(routes[i]!, outcomes[i]!);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, routes.length)) }, worker));

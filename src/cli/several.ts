@@ -6,8 +6,9 @@ import { positiveInt } from './args.js';
 import { makeReporter, metricsFor, progressMode, type CommonOpts } from './reporting.js';
 import { describeFailure } from './route.js';
 import { routesOfFile } from './run-file.js';
-import { exitOf, runMany, totalLine, type RouteOutcome } from './run-many.js';
+import { exitOf, runMany, totalLine } from './run-many.js';
 import type { NamedRoute } from './table-routes.js';
+import type { SchemaStep } from './migrate-schema.js';
 
 /** A mistake found before any route starts: one line, its exit code. */
 export function failEarly(e: unknown): never {
@@ -17,13 +18,15 @@ export function failEarly(e: unknown): never {
 }
 
 /** Several routes in one process (a table list, a route file): labelled lines, a total, the worst exit code. */
-export async function runSeveral(command: string, routes: NamedRoute[], o: CommonOpts, what: string, stop: AbortSignal, onStop: (f: (sig: string) => void) => void, after?: (outcomes: RouteOutcome[]) => Promise<number>): Promise<void> {
+export async function runSeveral(command: string, given: NamedRoute[], o: CommonOpts, what: string, stop: AbortSignal, onStop: (f: (sig: string) => void) => void, step?: SchemaStep): Promise<void> {
+  const routes = step?.routes ?? given;
   const started = Date.now();
   onStop((sig) => process.stderr.write(`bridge: ${sig}: stopping after the batches in flight (again to quit at once)\n`));
   // On a terminal, one live board with a row per route; otherwise labelled lines per route.
   const board = progressMode(o) === 'tty' && o.quiet !== true ? new (await import('../ui/live-board.js')).LiveBoard(routes.map((r) => r.name), command) : undefined;
   const onHub = await metricsFor(o).catch(failEarly);
-  const outcomes = await runMany(routes, o.parallel ?? 1, (name) => board?.reporter(name) ?? makeReporter(o, name), stop, onHub);
+  await step?.before().catch(failEarly);
+  const outcomes = await runMany(routes, o.parallel ?? 1, (name) => board?.reporter(name) ?? makeReporter(o, name), stop, onHub, step && ((r, x) => step.routeDone(r, x)));
   // A run shorter than the view's start-up ends before the board is drawn: its summaries as lines.
   if (board && !(await board.close())) {
     for (const line of board.notes) process.stderr.write(`${line}\n`);
@@ -31,7 +34,8 @@ export async function runSeveral(command: string, routes: NamedRoute[], o: Commo
   }
   if (o.quiet !== true && o.progress !== 'json') process.stderr.write(totalLine(command, what, outcomes, Date.now() - started) + '\n');
   const code = exitOf(outcomes);
-  const last = after && !stop.aborted ? await after(outcomes).catch((e: unknown) => describeFailure(e).exitCode) : 0;
+  // After a stop too: the indexes already building are waited for (a stopped run's foreign keys are not added).
+  const last = step ? await step.after(outcomes).catch((e: unknown) => describeFailure(e).exitCode) : 0;
   process.exit(code || last);
 }
 

@@ -51,8 +51,8 @@ export async function listSourceTables(ep: Endpoint, exclude: string[], warn: (s
 }
 
 /** A migration's last step: the source's indexes and constraints on the sink's tables (see sql/schema/finish.ts). */
-export async function finishSchema(...a: Parameters<typeof import('./sql/schema/finish.js').finishSchema>): ReturnType<typeof import('./sql/schema/finish.js').finishSchema> {
-  return (await import('./sql/schema/finish.js')).finishSchema(...a);
+export async function schemaFinisher(...a: ConstructorParameters<typeof import('./sql/schema/finish.js').SchemaFinisher>): Promise<import('./sql/schema/finish.js').SchemaFinisher> {
+  return new (await import('./sql/schema/finish.js')).SchemaFinisher(...a);
 }
 
 /** Whether an endpoint's table field names several tables (`a,b`, `*`, `schema.*`). */

@@ -197,6 +197,8 @@ export interface SinkContext {
    * stops instead, before writing that batch.
    */
   changes?: boolean;
+  /** A migration's table: a typed table may be created without its keys, which its last step adds after the load. */
+  keysAfterLoad?: boolean;
 }
 
 /** A reply to one message (lookup answers, HTTP responses); undefined when the sink has nothing to say. */

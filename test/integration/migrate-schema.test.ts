@@ -39,7 +39,7 @@ describe('a migration recreates indexes, foreign keys, checks and defaults after
     await freshPg();
     const r = await bridge(['copy', `${SERVER}/mig_shop?table=*`, `${PG_URL}?table=mig_to.*&${AUTO}`, '--parallel', '2', '--progress', 'plain']);
     expect(r.stderr).toContain('bridge copy: schema: mig_to.reviews: not kept: index ft_body: a FULLTEXT index of mariadb (not translated)');
-    expect(r.stderr).toMatch(/schema: 5 indexes, 10 foreign keys and checks, \d+ defaults and numberings added in [\d.]+ s; 1 not kept/);
+    expect(r.stderr).toMatch(/schema: 9 keys, 5 indexes, 10 foreign keys and checks, \d+ defaults and numberings added in [\d.]+ s; 1 not kept/);
     expect(r.exitCode).toBe(0);
     expect(await indexes()).toEqual(
       expect.arrayContaining([
@@ -71,11 +71,26 @@ describe('a migration recreates indexes, foreign keys, checks and defaults after
     await pg.exec(`TRUNCATE mig_to.categories, mig_to.customers, mig_to.products, mig_to.orders, mig_to.order_items, mig_to.reviews`);
     const r = await bridge(['copy', `${SERVER}/mig_shop?table=*`, `${PG_URL}?table=mig_to.*&${AUTO}`, '--progress', 'plain']);
     expect(r.stderr).toContain('schema: mig_to.reviews: left as it is (it has my_own of its own)');
-    expect(r.stderr).toMatch(/schema: 4 indexes, 7 foreign keys and checks, \d+ defaults and numberings added/);
+    expect(r.stderr).toMatch(/schema: 0 keys, 4 indexes, 7 foreign keys and checks, \d+ defaults and numberings added/);
     expect(r.exitCode).toBe(0);
     const all = await indexes();
     expect(all.filter((i) => i.includes(' customers_idx_name '))).toHaveLength(1);
     expect(all.filter((i) => i.includes('mig_to.reviews '))).toEqual(['CREATE INDEX my_own ON mig_to.reviews USING btree (stars)', 'CREATE UNIQUE INDEX reviews_pkey ON mig_to.reviews USING btree (id)']);
+  });
+
+  it('a table an earlier run created without its keys (stopped during the load) gets them before rows are copied again: a re-run meets duplicate keys as before, not duplicated rows', async () => {
+    await freshPg();
+    // As a migration into PostgreSQL creates a table: no keys until its data is in.
+    await pg.exec(`CREATE TABLE mig_to.customers (id bigint NOT NULL, email varchar(120) NOT NULL, name varchar(100) NOT NULL, status varchar(10) NOT NULL, score integer NOT NULL, vip boolean NOT NULL)`);
+    await pg.exec(`INSERT INTO mig_to.customers VALUES (1, 'a@x', 'Ann', 'active', 5, true)`);
+    const r = await bridge(['copy', `${SERVER}/mig_shop?table=*`, `${PG_URL}?table=mig_to.*&${AUTO}`, '--progress', 'plain']);
+    expect(r.stderr).toMatch(/\[customers\]: error: .*duplicate key value violates unique constraint "customers_pkey"/);
+    expect(r.stderr).toContain('schema: foreign keys and checks not added: 1 of 6 tables did not finish');
+    expect(r.exitCode).toBe(4);
+    expect(await pg.rows(`SELECT id::int, email FROM mig_to.customers ORDER BY id`)).toEqual([{ id: 1, email: 'a@x' }]);
+    expect(await constraints()).toEqual([]);
+    // The tables that finished have their keys and indexes.
+    expect(await indexes()).toEqual(expect.arrayContaining(['CREATE UNIQUE INDEX products_pkey ON mig_to.products USING btree (id)', 'CREATE INDEX products_idx_cat_price ON mig_to.products USING btree (category_id, price DESC)']));
   });
 
   it('PostgreSQL → PostgreSQL keeps what only PostgreSQL has: expression, partial and GIN indexes, checks as written, serial and identity', async () => {

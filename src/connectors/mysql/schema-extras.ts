@@ -15,6 +15,7 @@ const NUMERIC = /^(tinyint|smallint|mediumint|int|bigint|decimal|float|double|bi
 /** MariaDB's and MySQL's side of the migration's last step (information_schema), `kind` as the dialect names it. */
 export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
   return {
+    keysAfterLoad: false,
     async read(conn: SqlConnection, table: string): Promise<TableExtras> {
       const [schema, name] = parts(table);
       const x: TableExtras = { kind, indexes: [], foreignKeys: [], checks: [], defaults: [], identity: [], unread: [], indexNamesPerTable: true };
@@ -79,7 +80,7 @@ export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
       const same = FAMILY.has(want.kind);
       const cols = await conn.query(`SELECT COLUMN_NAME, COLUMN_TYPE, DATA_TYPE, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?`, [schema, name]);
       const types = new Map(cols.rows.map(([n, ct, dt, nl]) => [String(n), { type: String(ct), data: String(dt), nullable: nl === 'YES' }]));
-      const p: ExtrasPlan = { columns: [], indexes: [], constraints: [], notKept: same ? [] : [...want.unread], names: [] };
+      const p: ExtrasPlan = { columns: [], keys: [], indexes: [], constraints: [], notKept: same ? [] : [...want.unread], names: [] };
       const haveNames = new Set([...have.indexes.map((i) => i.name), ...have.foreignKeys.map((f) => f.name), ...have.checks.map((c) => c.name)]);
       const fresh = (n: string): boolean => (p.names.push(n), !haveNames.has(n));
       for (const i of want.indexes) {

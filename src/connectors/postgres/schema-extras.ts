@@ -11,6 +11,7 @@ const PORTABLE_TYPES = /^(smallint|integer|bigint|numeric(\(.*\))?|real|double p
 
 /** PostgreSQL's side of the migration's last step: its catalog read portably, and the DDL that adds what a source had. */
 export const pgSchemaExtras: SchemaExtras = {
+  keysAfterLoad: true,
   async read(conn: SqlConnection, table: string): Promise<TableExtras> {
     const reg = qt(table);
     const x: TableExtras = { kind: 'postgres', indexes: [], foreignKeys: [], checks: [], defaults: [], identity: [], unread: [] };
@@ -65,7 +66,15 @@ export const pgSchemaExtras: SchemaExtras = {
     const base = splitTableName(table, 63).pop()!;
     const same = want.kind === 'postgres';
     const types = new Map((await conn.query(`SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`, [t])).rows.map(([n, ty]) => [String(n), String(ty)]));
-    const p: ExtrasPlan = { columns: [], indexes: [], constraints: [], notKept: [...want.unread], names: [] };
+    const p: ExtrasPlan = { columns: [], keys: [], indexes: [], constraints: [], notKept: [...want.unread], names: [] };
+    // Keys a migration created the table without (Dialect.keysAfterLoad): one index build each after the rows, not one insert per row.
+    const sameSet = (a: string[], b: string[]): boolean => a.length === b.length && [...a].sort().join('\0') === [...b].sort().join('\0');
+    if (want.keys && have.keys) {
+      const list = (cols: string[]): string => cols.map(q).join(', ');
+      if (want.keys.primaryKey.length && !have.keys.primaryKey.length) p.keys.push(`ALTER TABLE ${t} ADD PRIMARY KEY (${list(want.keys.primaryKey)})`);
+      for (const u of want.keys.unique)
+        if (!sameSet(u, want.keys.primaryKey) && !have.keys.unique.some((h) => sameSet(h, u))) p.keys.push(`ALTER TABLE ${t} ADD UNIQUE (${list(u)})`);
+    }
     const haveNames = new Set([...have.indexes.map((i) => i.name), ...have.foreignKeys.map((f) => f.name), ...have.checks.map((c) => c.name)]);
     const fresh = (name: string): boolean => (p.names.push(name), !haveNames.has(name));
     for (const i of want.indexes) {

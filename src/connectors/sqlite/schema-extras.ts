@@ -17,6 +17,7 @@ const INDEX_HEAD = new RegExp(String.raw`^\s*CREATE\s+(UNIQUE\s+)?INDEX\s+(?:IF\
  * says what it cannot.
  */
 export const sqliteSchemaExtras: SchemaExtras = {
+  keysAfterLoad: false,
   async read(conn: SqlConnection, table: string): Promise<TableExtras> {
     const [pre, name] = parts(table);
     const x: TableExtras = { kind: 'sqlite', indexes: [], foreignKeys: [], checks: [], defaults: [], identity: [], unread: [] };
@@ -64,7 +65,7 @@ export const sqliteSchemaExtras: SchemaExtras = {
   async plan(_conn: SqlConnection, table: string, want: TableExtras, have: TableExtras, target: TargetName): Promise<ExtrasPlan> {
     const [pre, name] = parts(table);
     const same = want.kind === 'sqlite';
-    const p: ExtrasPlan = { columns: [], indexes: [], constraints: [], notKept: [...want.unread], names: [] };
+    const p: ExtrasPlan = { columns: [], keys: [], indexes: [], constraints: [], notKept: [...want.unread], names: [] };
     const haveNames = new Set(have.indexes.map((i) => i.name));
     for (const i of want.indexes) {
       // Index names are the database's: a kind whose are the table's gets the table's name in front.

@@ -19,6 +19,8 @@ export interface TableExtras {
   unread: string[];
   /** Index names are the table's own (MariaDB/MySQL), not the schema's: a kind whose are the schema's prefixes them. */
   indexNamesPerTable?: boolean;
+  /** The primary key and unique column lists (as the dialect introspects them): a table created with its keys after the load gets them here. */
+  keys?: { primaryKey: string[]; unique: string[][] };
 }
 
 export interface IndexDef {
@@ -65,6 +67,8 @@ export type PortableDefault = { number: string } | { string: string } | { boolea
 export interface ExtrasPlan {
   /** Defaults and identities: catalog changes, before the indexes. */
   columns: string[];
+  /** The primary key and unique keys the table was created without (built after the load, before its indexes). */
+  keys: string[];
   indexes: string[];
   /** Foreign keys and checks: each an `add` (PostgreSQL: NOT VALID) and, where it is separate, the `validate`. */
   constraints: ConstraintStep[];
@@ -107,6 +111,8 @@ export type TargetName = (sourceTable: string) => string | undefined;
 
 /** A database kind's side of the migration's last step (KindDriver.schemaExtras). */
 export interface SchemaExtras {
+  /** A migration creates this kind's tables without their keys and adds them after the load (PostgreSQL: one sort per key, not a btree insert per row; not InnoDB, whose rows live in the primary key, nor SQLite's rowid tables). */
+  keysAfterLoad: boolean;
   /** The table's extras as this kind's catalog holds them. `table`: as written in the route (`schema.name` or `name`). */
   read(conn: SqlConnection, table: string): Promise<TableExtras>;
   /** The statements that add `want` (read from a table of kind want.kind) to `table`, which holds `have` now. */

@@ -2,7 +2,8 @@ import type { Endpoint } from '../../../config/endpoint.js';
 import { loadKind } from '../kind.js';
 import { openDatabase } from '../open-database.js';
 import type { Database } from '../database.js';
-import { foreignNames, type ExtrasPlan, type SchemaExtras } from './extras.js';
+import { foreignNames, type ExtrasPlan, type SchemaExtras, type TableExtras } from './extras.js';
+import { atOnce, Jobs } from './jobs.js';
 
 /** One table of a migration: its name in the source and in the sink. */
 export interface MigratedTable {
@@ -19,114 +20,173 @@ export interface FinishOptions {
 
 /** What the last step did: counts of what it made, and how many statements failed (exit 4). */
 export interface FinishResult {
-  made: { columns: number; indexes: number; constraints: number };
+  made: { columns: number; keys: number; indexes: number; constraints: number };
   failed: number;
   notKept: number;
   ms: number;
 }
 
+type Planned = { target: string; plan: ExtrasPlan; exists: boolean };
+type Opened = { db: Database; release(): Promise<void> };
+
 /**
- * The migration's last step, after every table's data: the source's secondary indexes, then its
- * foreign keys and checks (added unvalidated, then validated: PostgreSQL's NOT VALID + VALIDATE),
- * its defaults and numbering columns, on each target table that holds nothing of someone else's
- * (a table with indexes or constraints of other names is left as it is). Idempotent: what an
- * earlier run made is found by name and not made again. Indexes and validations run `parallel` at
- * a time, each on its own connection.
+ * The migration's last step, the way pgcopydb and pgloader finish: as each table's data is in
+ * (`tableDone`), the keys it was created without (PostgreSQL), its defaults and numbering
+ * columns, then the source's secondary indexes, `parallel` at a time beside the tables still
+ * loading; after every table (`finish`), the foreign keys and checks, each added unvalidated and
+ * validated after (PostgreSQL's NOT VALID + VALIDATE). Only on target tables that hold nothing of
+ * someone else's (a table with indexes or constraints of other names is left as it is), and
+ * idempotent: what an earlier run made is found by name and not made again.
  */
-export async function finishSchema(src: Endpoint, dst: Endpoint, tables: MigratedTable[], o: FinishOptions): Promise<FinishResult> {
-  const started = Date.now();
-  const result: FinishResult = { made: { columns: 0, indexes: 0, constraints: 0 }, failed: 0, notKept: 0, ms: 0 };
-  const [sk, dk] = await Promise.all([loadKind(src.kind), loadKind(dst.kind)]);
-  const [from, to] = await Promise.all([sk.schemaExtras?.(), dk.schemaExtras?.()]);
-  if (!from || !to) {
-    o.say(`schema: indexes and constraints are not recreated ${!from ? `from a ${src.kind} source` : `in a ${dst.kind} sink`} (data, keys and NOT NULL only)`);
-    return result;
-  }
-  const source = await openDatabase(src, sk, o.say);
-  let sink: Awaited<ReturnType<typeof openDatabase>> | undefined;
-  try {
-    sink = await openDatabase(dst, dk, o.say);
-    const plans = await planAll(source.db, sink.db, from, to, tables, o, result);
-    if (!o.dryRun) await apply(sink.db, plans, o, result);
-  } finally {
-    await sink?.release();
-    await source.release();
-  }
-  result.ms = Date.now() - started;
-  return result;
-}
+export class SchemaFinisher {
+  readonly result: FinishResult = { made: { columns: 0, keys: 0, indexes: 0, constraints: 0 }, failed: 0, notKept: 0, ms: 0 };
+  private readonly started = Date.now();
+  private from: SchemaExtras | undefined;
+  private to: SchemaExtras | undefined;
+  private source: Opened | undefined;
+  private sink: Opened | undefined;
+  private readonly planned: Planned[] = [];
+  private readonly jobs: Jobs;
+  private readonly byBase: Map<string, string>;
 
-type Planned = { target: string; plan: ExtrasPlan };
+  constructor(
+    private readonly src: Endpoint,
+    private readonly dst: Endpoint,
+    private readonly tables: MigratedTable[],
+    private readonly o: FinishOptions,
+  ) {
+    this.jobs = new Jobs(o.parallel);
+    this.byBase = new Map(tables.map((t) => [t.source.slice(t.source.lastIndexOf('.') + 1), t.target]));
+  }
 
-async function planAll(src: Database, dst: Database, from: SchemaExtras, to: SchemaExtras, tables: MigratedTable[], o: FinishOptions, r: FinishResult): Promise<Planned[]> {
-  const byBase = new Map(tables.map((t) => [t.source.slice(t.source.lastIndexOf('.') + 1), t.target]));
-  const out: Planned[] = [];
-  for (const t of tables) {
-    const want = await src.withConnection((c) => from.read(c, t.source));
-    const [have, plan] = await dst.withConnection(async (c) => {
-      const h = await to.read(c, t.target);
-      return [h, await to.plan(c, t.target, want, h, (name) => byBase.get(name))] as const;
+  /** Connects to both sides; false (and a line saying so) when a kind has no last step. */
+  async open(): Promise<boolean> {
+    const [sk, dk] = await Promise.all([loadKind(this.src.kind), loadKind(this.dst.kind)]);
+    [this.from, this.to] = await Promise.all([sk.schemaExtras?.(), dk.schemaExtras?.()]);
+    if (!this.from || !this.to) {
+      this.o.say(`schema: indexes and constraints are not recreated ${!this.from ? `from a ${this.src.kind} source` : `in a ${this.dst.kind} sink`} (data, keys and NOT NULL only)`);
+      return false;
+    }
+    this.source = await openDatabase(this.src, sk, this.o.say);
+    this.sink = await openDatabase(this.dst, dk, this.o.say).catch(async (e: unknown) => {
+      await this.source?.release();
+      throw e;
+    });
+    return true;
+  }
+
+  /** Each source table's rows as the kind estimates them (for largest first). */
+  async sizes(): Promise<Map<string, number>> {
+    const db = this.source!.db;
+    const out = new Map<string, number>();
+    for (const t of this.tables) out.set(t.source, await db.withConnection((c) => db.dialect.estimateRows(c, t.source)));
+    return out;
+  }
+
+  /** The keys an earlier run of this migration created its tables without and did not get to: added before any row is copied again, so a re-run meets its keys as it always did. */
+  async pendingKeys(): Promise<void> {
+    for (const t of this.tables) {
+      const p = await this.plan(t, false);
+      if (p?.exists && p.plan.keys.length && !this.o.dryRun) await this.run(p.target, p.plan.keys, 'keys');
+    }
+  }
+
+  /** A table's data is in: its defaults, keys and indexes start now, beside the tables still loading. */
+  tableDone(t: MigratedTable): void {
+    this.jobs.add(async () => {
+      try {
+        const p = await this.plan(t, true);
+        if (!p || this.o.dryRun) return;
+        this.planned.push(p);
+        // Keys first: an identity needs its column NOT NULL, which a primary key makes it.
+        await this.run(p.target, p.plan.keys, 'keys');
+        await this.run(p.target, p.plan.columns, 'columns');
+        // The indexes of one table one after another here, the tables' at once: `parallel` in all.
+        await this.run(p.target, p.plan.indexes, 'indexes');
+      } catch (e) {
+        this.fail(t.target, 'reading its indexes and constraints', e);
+      }
+    });
+  }
+
+  /** Every table's data is in (`complete`), or some did not finish: the constraints need all of them. */
+  async finish(complete: boolean): Promise<FinishResult> {
+    try {
+      await this.jobs.done();
+      if (complete && !this.o.dryRun) await this.constraints();
+    } finally {
+      await this.sink?.release();
+      await this.source?.release();
+    }
+    this.result.ms = Date.now() - this.started;
+    return this.result;
+  }
+
+  private async plan(t: MigratedTable, say: boolean): Promise<Planned | undefined> {
+    const [src, dst, from, to] = [this.source!.db, this.sink!.db, this.from!, this.to!];
+    const want = await src.withConnection(async (c) => withKeys(await from.read(c, t.source), await src.dialect.introspect(c, t.source)));
+    const [have, plan, exists] = await dst.withConnection(async (c) => {
+      const info = await dst.dialect.introspect(c, t.target);
+      const h = withKeys(await to.read(c, t.target), info);
+      return [h, await to.plan(c, t.target, want, h, (name) => this.byBase.get(name)), info.exists] as const;
     });
     const other = foreignNames(have, plan);
     if (other.length) {
-      o.say(`schema: ${t.target}: left as it is (it has ${other.join(', ')} of its own)`);
-      continue;
+      if (say) this.o.say(`schema: ${t.target}: left as it is (it has ${other.join(', ')} of its own)`);
+      return undefined;
     }
-    for (const n of plan.notKept) o.say(`schema: ${t.target}: not kept: ${n}`);
-    r.notKept += plan.notKept.length;
-    if (o.dryRun) for (const s of [...plan.columns, ...plan.indexes, ...plan.constraints.flatMap((c) => [...c.add, ...(c.validate ? [c.validate] : [])])]) o.say(`schema: ${t.target}: would run: ${s}`);
-    out.push({ target: t.target, plan });
+    if (!say) return { target: t.target, plan, exists };
+    for (const n of plan.notKept) this.o.say(`schema: ${t.target}: not kept: ${n}`);
+    this.result.notKept += plan.notKept.length;
+    if (this.o.dryRun) for (const s of [...plan.keys, ...plan.columns, ...plan.indexes, ...plan.constraints.flatMap((c) => [...c.add, ...(c.validate ? [c.validate] : [])])]) this.o.say(`schema: ${t.target}: would run: ${s}`);
+    return { target: t.target, plan, exists };
   }
-  return out;
-}
 
-async function apply(db: Database, plans: Planned[], o: FinishOptions, r: FinishResult): Promise<void> {
-  const fail = (target: string, what: string, e: unknown): void => {
-    r.failed++;
-    o.say(`schema: ${target}: ${what} failed: ${e instanceof Error ? e.message : String(e)}`);
-  };
-  // Catalog changes first (cheap, one table each), then the indexes, which the foreign keys' checks use.
-  await atOnce(plans, o.parallel, async (p) => {
-    for (const s of p.plan.columns) await db.query(s).then(() => r.made.columns++, (e) => fail(p.target, s.slice(0, 120), e));
-  });
-  const indexes = plans.flatMap((p) => p.plan.indexes.map((s) => ({ target: p.target, s })));
-  await atOnce(indexes, o.parallel, (i) => db.query(i.s).then(() => void r.made.indexes++, (e) => fail(i.target, `index (${i.s.slice(0, 120)})`, e)));
-  // Added one at a time (each takes locks on two tables), then checked table by table at once.
-  const added: { target: string; c: ExtrasPlan['constraints'][number] }[] = [];
-  for (const p of plans)
-    for (const c of p.plan.constraints) {
-      const ok = await db.withConnection(async (conn) => {
-        try {
-          for (const s of c.add) await conn.query(s);
-          return true;
-        } catch (e) {
-          fail(p.target, `constraint ${c.name}`, e);
-          return false;
-        } finally {
-          for (const s of c.after ?? []) await conn.query(s).catch(() => undefined);
-        }
-      });
-      if (ok) added.push({ target: p.target, c });
-    }
-  await atOnce(added, o.parallel, async ({ target, c }) => {
-    try {
-      if (c.validate) await db.query(c.validate);
-      if (c.orphans && (await db.query(c.orphans)).rows.length) {
-        if (c.drop) await db.query(c.drop);
-        throw new Error('rows of the copy break it (taken away again)');
+  private async run(target: string, statements: string[], what: 'columns' | 'keys' | 'indexes'): Promise<void> {
+    for (const s of statements)
+      await this.sink!.db.query(s).then(
+        () => void this.result.made[what]++,
+        (e: unknown) => this.fail(target, s.slice(0, 160), e),
+      );
+  }
+
+  private fail(target: string, what: string, e: unknown): void {
+    this.result.failed++;
+    this.o.say(`schema: ${target}: ${what} failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+
+  /** Added one at a time (each locks two tables), then validated table by table at once. */
+  private async constraints(): Promise<void> {
+    const db = this.sink!.db;
+    const added: { target: string; c: ExtrasPlan['constraints'][number] }[] = [];
+    for (const p of this.planned)
+      for (const c of p.plan.constraints) {
+        const ok = await db.withConnection(async (conn) => {
+          try {
+            for (const s of c.add) await conn.query(s);
+            return true;
+          } catch (e) {
+            this.fail(p.target, `constraint ${c.name}`, e);
+            return false;
+          } finally {
+            for (const s of c.after ?? []) await conn.query(s).catch(() => undefined);
+          }
+        });
+        if (ok) added.push({ target: p.target, c });
       }
-      r.made.constraints++;
-    } catch (e) {
-      fail(target, `constraint ${c.name}${c.validate ? ' (left unvalidated)' : ''}`, e);
-    }
-  });
+    await atOnce(added, this.o.parallel, async ({ target, c }) => {
+      try {
+        if (c.validate) await db.query(c.validate);
+        if (c.orphans && (await db.query(c.orphans)).rows.length) {
+          if (c.drop) await db.query(c.drop);
+          throw new Error('rows of the copy break it (taken away again)');
+        }
+        this.result.made.constraints++;
+      } catch (e) {
+        this.fail(target, `constraint ${c.name}${c.validate ? ' (left unvalidated)' : ''}`, e);
+      }
+    });
+  }
 }
 
-/** Runs `fn` on every item, `n` at a time. */
-async function atOnce<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
-}
+const withKeys = (x: TableExtras, info: { exists: boolean; primaryKey: string[]; uniqueSets: string[][] }): TableExtras => ({ ...x, keys: { primaryKey: info.primaryKey, unique: info.uniqueSets } });

@@ -17,7 +17,7 @@ export interface TypedTable {
  * key and the unique column sets of the source; from a table of the same kind, its table options
  * too (SQLite STRICT: without it an ANY column converts '42' to 42) and its generated columns.
  */
-export function typedTable(d: Dialect, table: string, src: DescribedTable | undefined, sourceKind: string): TypedTable {
+export function typedTable(d: Dialect, table: string, src: DescribedTable | undefined, sourceKind: string, keysLater = false): TypedTable {
   if (!src || src.columns.some((c) => c.detail === undefined))
     throw configError(`auto_create_table with columns=auto creates the table from a database source's columns; with a ${sourceKind} source, create ${table} yourself (or drop columns=auto for the queue shape)`);
   // Table options and generated columns' expressions mean the same only to a database of the same kind.
@@ -39,12 +39,13 @@ export function typedTable(d: Dialect, table: string, src: DescribedTable | unde
     return col;
   });
   const list = (cols: string[]): string => cols.map((x) => d.quote(x)).join(', ');
-  if (src.primaryKey.length) defs.push(`PRIMARY KEY (${list(src.primaryKey)})`);
   const same = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
   const unique = src.unique.filter((u) => !same(u, src.primaryKey));
-  for (const u of unique) defs.push(`UNIQUE (${list(u)})`);
+  if (src.primaryKey.length && !keysLater) defs.push(`PRIMARY KEY (${list(src.primaryKey)})`);
+  if (!keysLater) for (const u of unique) defs.push(`UNIQUE (${list(u)})`);
   const uniqueSets = src.primaryKey.length ? [src.primaryKey, ...unique] : unique;
   const plan = plain.length ? [{ label: 'generated in the source', value: `${plain.join(', ')}: created as plain columns holding the copied values (${d.kind} cannot compute them from the source's expression)` }] : [];
+  if (keysLater && (src.primaryKey.length || unique.length)) plan.push({ label: 'keys', value: 'the primary key and unique keys are added after the load, with the indexes' });
   return { ddl: d.createTable(table, defs, options), info: withUniques({ exists: true, columns, primaryKey: src.primaryKey, uniqueSets }), plan };
 }
 

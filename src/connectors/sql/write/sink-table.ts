@@ -18,7 +18,9 @@ export async function sinkTable(db: Database, ep: Endpoint, ctx: SinkContext): P
   let created = '';
   let createdPlan: PlanItem[] = [];
   if (create && !info.exists) {
-    const typed = ep.fields.columns === 'auto' ? typedTable(d, table, ctx.sourceTable, 'non-database') : undefined;
+    // A migration's table whose kind builds keys faster after the load (and no key= upsert needing one now).
+    const later = ctx.keysAfterLoad === true && ep.fields.key === undefined && (await db.driver.schemaExtras?.())?.keysAfterLoad === true;
+    const typed = ep.fields.columns === 'auto' ? typedTable(d, table, ctx.sourceTable, 'non-database', later) : undefined;
     const ddl = typed?.ddl ?? d.createQueueTable(table);
     createdPlan = typed?.plan ?? [];
     if (ctx.dryRun) {
