@@ -1,5 +1,3 @@
-import type { Readable } from 'node:stream';
-import copyStreams from 'pg-copy-streams';
 import type { Message } from '../../core/message.js';
 import type { SourceBatch } from '../../core/route.js';
 import { Wakeup } from '../../core/wakeup.js';
@@ -7,7 +5,8 @@ import type { TableInfo } from '../sql/types.js';
 import type { ChangeAssembler } from './cdc-changes.js';
 import type { CopyProgress } from './cdc-start.js';
 import { inlineParams, parseCopyText } from './copy-out.js';
-import { RowCutter } from './copy-row-cutter.js';
+import { CopyOutReader } from './copy-out-reader.js';
+import { ChunkPool } from '../sql/write/chunk-buffer.js';
 import { classifyPg, loadPg } from './driver.js';
 import { postgresKind } from './index.js';
 
@@ -16,7 +15,8 @@ type PgClient = import('pg').Client;
 /** A string's JSON text without its quotes; most keys (digits, uuids) need no escape. */
 const jsonText = (s: string): string => (/^[\w.:+-]*$/.test(s) ? s : JSON.stringify(s).slice(1, -1));
 
-const { to } = copyStreams;
+/** 256 KB Buffers the copied rows' COPY text is read into, given back once parsed. */
+const copiedPool = new ChunkPool(8);
 
 /** Where a copy stands: the table being read and the last key the sink confirmed in it. */
 export interface CopyAt {
@@ -42,9 +42,7 @@ export class InitialCopy {
   private keys: { name: string; dbType: string }[] = [];
   private copied = 0;
   private at = 0;
-  private rows: AsyncIterator<Buffer> | undefined;
-  private stream: Readable | undefined;
-  private cutter = new RowCutter('text');
+  private reader: CopyOutReader | undefined;
   private fields: { name: string; typeOid: number }[] = [];
 
   constructor(
@@ -94,23 +92,20 @@ export class InitialCopy {
     // The columns' types as the server names them (COPY sends none), from the same select, reading no row.
     const probe = await this.client!.query({ text: `SELECT * FROM (${select}) AS copied LIMIT 0`, values: where ? after : [] });
     this.fields = probe.fields.map((f) => ({ name: f.name, typeOid: f.dataTypeID }));
-    this.cutter = new RowCutter('text');
-    this.stream = this.client!.query(to(`COPY (${inlineParams(select, where ? after! : [])}) TO STDOUT`)) as unknown as Readable;
-    this.rows = this.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    this.reader = new CopyOutReader(`COPY (${inlineParams(select, where ? after! : [])}) TO STDOUT`, 'text', copiedPool);
+    void this.client!.query(this.reader as never);
   }
 
-  /** Up to `max` rows of the current table as text values; fewer only at its end. */
+  /** Up to `max` rows of the current table as text values; none at its end. */
   private async read(max: number): Promise<{ rows: (string | null)[][]; ended: boolean }> {
-    for (let ended = false; ; ) {
-      if (this.cutter.scan(max) === max || ended) {
-        const cut = this.cutter.take();
-        if (!cut && !this.cutter.onlyTrailer()) throw new Error(`COPY TO ended inside a row (${this.cutter.size} bytes left)`);
-        return { rows: cut ? parseCopyText(cut.chunks) : [], ended };
-      }
-      const r = await this.rows!.next();
-      if (r.done) ended = true;
-      else this.cutter.push(r.value);
+    const got = await this.reader!.next(max);
+    if (!got) {
+      await this.reader!.finished;
+      return { rows: [], ended: true };
     }
+    const rows = parseCopyText(got.chunks);
+    copiedPool.give(got.chunks);
+    return { rows, ended: false };
   }
 
   /** The next rows (at most `max`) of one table, with where they end; none once every table is read. */
@@ -138,8 +133,7 @@ export class InitialCopy {
 
   /** The current table is read: the next one's COPY, or the end. */
   private async nextTable(): Promise<void> {
-    this.stream = undefined;
-    this.rows = undefined;
+    this.reader = undefined;
     if (this.at + 1 >= this.tables.length) {
       this.drained = true;
       return;
@@ -157,11 +151,9 @@ export class InitialCopy {
     const c = this.client;
     this.client = undefined;
     if (!c) return;
-    if (this.stream) {
+    if (this.reader) {
       // The dropped connection fails the COPY, which nothing reads any more.
-      this.stream.on('error', () => {});
-      this.stream.destroy();
-      this.stream = undefined;
+      this.reader = undefined;
       (c as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
       await c.end().catch(() => {});
       return;

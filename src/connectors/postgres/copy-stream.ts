@@ -1,13 +1,9 @@
-import type { Readable } from 'node:stream';
 import { ChunkPool } from '../sql/write/chunk-buffer.js';
 import type { Database } from '../sql/database.js';
 import type { WireRows } from '../sql/row-set.js';
 import { decodeTuple, lastCopyRow, parseCopyText } from './copy-out.js';
-import { type CutRows, RowCutter } from './copy-row-cutter.js';
+import { CopyOutReader } from './copy-out-reader.js';
 import type { PgConnection } from './driver.js';
-import copyStreams from 'pg-copy-streams';
-
-const { to } = copyStreams;
 
 /**
  * 256 KB Buffers that batches read by COPY TO are gathered into, handed back by the PostgreSQL
@@ -15,28 +11,6 @@ const { to } = copyStreams;
  * came, each was its own CopyData message and its own socket writes (about 70,000 per 1M rows).
  */
 export const copyOutPool = new ChunkPool(64);
-
-/** `chunks` copied into pool Buffers, 256 KB each but the last. */
-function regroup(chunks: Buffer[]): Buffer[] {
-  const out: Buffer[] = [];
-  let buf = copyOutPool.take();
-  let off = 0;
-  for (const c of chunks) {
-    for (let at = 0; at < c.length; ) {
-      if (off === buf.length) {
-        out.push(buf);
-        buf = copyOutPool.take();
-        off = 0;
-      }
-      const n = c.copy(buf, off, at);
-      off += n;
-      at += n;
-    }
-  }
-  if (off > 0) out.push(buf.subarray(0, off));
-  else copyOutPool.give([buf]);
-  return out;
-}
 
 /** Ends a stream closed before its end: the connection is dropped (a COPY TO cannot be stopped part-way). */
 class Abandoned extends Error {}
@@ -48,11 +22,9 @@ class Abandoned extends Error {}
  * the sink does not take yet waits on the socket (the server pauses), so memory stays a batch.
  */
 export class CopyOutStream {
-  private iterator: AsyncIterator<Buffer> | undefined;
-  private stream: Readable | undefined;
+  private reader: CopyOutReader | undefined;
   private finish: ((abandon: boolean) => void) | undefined;
   private held: Promise<void> | undefined;
-  private readonly cutter: RowCutter;
   private done = false;
 
   constructor(
@@ -60,64 +32,48 @@ export class CopyOutStream {
     private readonly sql: string,
     private readonly columns: { name: string; dbType: string }[],
     private readonly format: 'text' | 'binary',
-  ) {
-    this.cutter = new RowCutter(format);
-  }
+  ) {}
 
-  private async open(): Promise<AsyncIterator<Buffer>> {
-    let opened!: (s: Readable) => void;
+  private async open(): Promise<CopyOutReader> {
+    const reader = new CopyOutReader(`COPY (${this.sql}) TO STDOUT${this.format === 'binary' ? ' (FORMAT binary)' : ''}`, this.format, copyOutPool);
+    let opened!: () => void;
     let failed!: (e: unknown) => void;
-    const ready = new Promise<Readable>((res, rej) => ((opened = res), (failed = rej)));
+    const ready = new Promise<void>((res, rej) => ((opened = res), (failed = rej)));
     const ended = new Promise<boolean>((res) => (this.finish = res));
     this.held = this.db
       .withConnection(async (c) => {
         const conn = c as PgConnection;
-        const stream = conn.client.query(to(`COPY (${this.sql}) TO STDOUT${this.format === 'binary' ? ' (FORMAT binary)' : ''}`));
-        opened(stream);
-        if (await ended) {
+        void conn.client.query(reader as unknown as Parameters<typeof conn.client.query>[0]);
+        opened();
+        if (await Promise.race([ended, reader.finished.then(() => false)])) {
           conn.dead = true;
           (conn.client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
           throw new Abandoned();
         }
+        await reader.finished;
       })
       .catch((e: unknown) => {
         if (!(e instanceof Abandoned)) failed(e);
       });
-    this.stream = await ready;
-    return this.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    await ready;
+    return reader;
   }
 
   /** Up to `max` whole rows, or null once the stream has ended with nothing left. */
   async next(max: number): Promise<WireRows | null> {
-    this.iterator ??= await this.open();
-    const cutter = this.cutter;
-    for (;;) {
-      if (cutter.scan(max) === max || this.done) {
-        const cut = cutter.take();
-        if (cut) return this.batch(cut);
-        if (!cutter.onlyTrailer()) throw new Error(`COPY TO ended inside a row (${cutter.size} bytes left)`);
-        return null;
-      }
-      const r = await this.iterator.next();
-      if (r.done) {
-        this.done = true;
-        this.finish?.(false);
-        await this.held;
-        continue;
-      }
-      cutter.push(r.value);
+    if (this.done) return null;
+    this.reader ??= await this.open();
+    const got = await this.reader.next(max);
+    if (!got) {
+      this.done = true;
+      this.finish?.(false);
+      await this.held;
+      return null;
     }
-  }
-
-  private batch(cut: CutRows): WireRows {
-    const { count, lastChunk, lastAt } = cut;
+    const { chunks, count, last } = got;
     const columns = this.columns;
-    const chunks = regroup(cut.chunks);
     if (this.format === 'text') return { kind: 'postgres', format: 'text', chunks, columns, count, parse: () => parseCopyText(chunks), last: () => lastCopyRow(chunks) };
-    // The last tuple copied out alone: the driver's chunks are not kept for it.
-    const tail = cut.chunks.slice(lastChunk);
-    const lastTuple = Buffer.from(tail.length === 1 ? tail[0]!.subarray(lastAt) : Buffer.concat(tail).subarray(lastAt));
-    return { kind: 'postgres', format: 'binary', chunks, columns, count, last: () => decodeTuple(lastTuple, 0, columns) };
+    return { kind: 'postgres', format: 'binary', chunks, columns, count, last: () => decodeTuple(last, 0, columns) };
   }
 
   /** Stops reading: a stream not read to its end drops its connection. */
@@ -125,7 +81,6 @@ export class CopyOutStream {
     if (!this.finish) return;
     this.finish(!this.done);
     this.finish = undefined;
-    this.stream?.destroy();
     await this.held;
   }
 }
