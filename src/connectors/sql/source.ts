@@ -154,11 +154,11 @@ export class SqlSource implements Source {
 
   /** A table read once by its key yields rows (SQL sinks write them without messages). */
   get rowBatches(): SnapshotReader['rowBatches'] | undefined {
-    return this.reader instanceof SnapshotReader ? this.reader.rowBatches : undefined;
+    return this.reader.rowBatches;
   }
 
   useWireFormat(format: string): void {
-    if (this.reader instanceof SnapshotReader) this.reader.useWireFormat(format);
+    this.reader.useWireFormat?.(format);
   }
 
   caughtUp(): boolean {

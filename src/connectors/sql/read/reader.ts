@@ -12,6 +12,10 @@ export interface Reader {
   /** Where the persisted position stands, if the reader persists one. */
   checkpoint?(): string | undefined;
   resumedFrom?(): string | undefined;
+  /** Whole rows for a SQL sink (SnapshotReader.rowBatches): wire ranges, or driver rows; undefined: messages. */
+  readonly rowBatches?: { wire: true; size: number } | { wire: false } | undefined;
+  /** The sink takes wire rows unchanged in `format`: whether this reader reads them so. */
+  useWireFormat?(format: string): boolean;
   /** Releases what the reader holds (open transactions). */
   close?(): Promise<void>;
 }
