@@ -67,16 +67,23 @@ export class CopyOutReader {
     connection.query(this.text);
   }
 
+  /** Set by pg when the connection has query_timeout: told the end, which clears its timer. */
+  callback: ((e?: unknown) => void) | undefined;
+
   handleError(e: unknown): void {
-    this.failure = e;
+    this.failure ??= e;
     this.settle.reject(e);
     this.wake?.();
+    this.callback?.(e);
+    this.callback = undefined;
   }
 
   handleCommandComplete(): void {}
   handleEmptyQuery(): void {}
   handleReadyForQuery(): void {
     this.settle.resolve();
+    this.callback?.();
+    this.callback = undefined;
   }
 
   /** Up to `max` whole rows; null once the COPY has ended and every row was handed out. */
@@ -132,7 +139,8 @@ export class CopyOutReader {
       const code = this.data[this.at]!;
       const len = this.data.readUInt32BE(this.at + 1) - 4;
       if (code === COPY_DATA) {
-        if (trailer && len === trailer && this.data.readInt16BE(this.at + 5 + this.head) === -1) {
+        // Only the trailer (after the header, when no row came), or a header sent alone: not rows.
+        if ((trailer && len === trailer && this.data.readInt16BE(this.at + 5 + this.head) === -1) || (this.head > 0 && len === this.head)) {
           this.at += 5 + len;
           this.head = 0;
           continue;
