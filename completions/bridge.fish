@@ -13,6 +13,7 @@ complete -c bridge -n '__fish_seen_subcommand_from copy' -l max-retries
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l read-ahead
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l dead-letter
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l metrics
+complete -c bridge -n '__fish_seen_subcommand_from copy' -l memory-budget
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l data-only
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l exclude
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l parallel
@@ -80,6 +81,7 @@ complete -c bridge -n '__fish_seen_subcommand_from tail' -l max-retries
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l read-ahead
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l dead-letter
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l metrics
+complete -c bridge -n '__fish_seen_subcommand_from tail' -l memory-budget
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l exit-when-drained
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l exclude
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l parallel
@@ -147,6 +149,7 @@ complete -c bridge -n '__fish_seen_subcommand_from serve' -l max-retries
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l read-ahead
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l dead-letter
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l metrics
+complete -c bridge -n '__fish_seen_subcommand_from serve' -l memory-budget
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l auto-create-table
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l batch-concurrency
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l bulk-copy
@@ -206,6 +209,7 @@ complete -c bridge -n '__fish_seen_subcommand_from run' -l progress
 complete -c bridge -n '__fish_seen_subcommand_from run' -l progress-interval
 complete -c bridge -n '__fish_seen_subcommand_from run' -l quiet
 complete -c bridge -n '__fish_seen_subcommand_from run' -l metrics
+complete -c bridge -n '__fish_seen_subcommand_from run' -l memory-budget
 complete -c bridge -n '__fish_seen_subcommand_from connectors' -l format
 complete -c bridge -n '__fish_seen_subcommand_from slots' -l format
 complete -c bridge -n '__fish_seen_subcommand_from copy tail serve' -l progress -x -a 'auto tty plain json none bar'

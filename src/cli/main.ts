@@ -2,10 +2,11 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { redact } from '../config/redact.js';
 import { configError, EXIT } from '../core/errors.js';
 import { completionCommand } from './completion.js';
+import { startMemoryBudget } from '../core/memory-budget.js';
 import { connectorsCommand } from './connectors.js';
 import { slotsCommand } from './slots.js';
 import { fieldFlags } from './flags.js';
-import { positiveInt } from './args.js';
+import { nonNegativeInt, positiveInt } from './args.js';
 import { makeReporter, metricsFor, type CommonOpts } from './reporting.js';
 import { DEFAULT_BATCH, runCommand, type RouteArgs } from './route.js';
 import { failEarly, routeFileCommand, runSeveral } from './several.js';
@@ -50,7 +51,8 @@ function addRouteOptions(cmd: Command, mode: 'copy' | 'tail' | 'serve'): Command
     .option('--max-retries <n>', 'retries of a transient failure before copy gives up', positiveInt('--max-retries'), 10)
     .option('--read-ahead <n>', `batches read ahead of the sink; default ${mode === 'serve' ? 1 : '2 (1 when the rows of a table are converted into another table)'}`, positiveInt('--read-ahead'))
     .option('--dead-letter <url>', 'endpoint for messages the sink rejects (constraint, type); the rest goes on')
-    .option('--metrics <host:port>', 'serve Prometheus metrics at /metrics, and /healthz and /readyz (:port = every interface)');
+    .option('--metrics <host:port>', 'serve Prometheus metrics at /metrics, and /healthz and /readyz (:port = every interface)')
+    .option('--memory-budget <MB>', 'the process\'s memory (resident) budget: past 80 % of it, garbage is collected early; 0 = off', nonNegativeInt('--memory-budget'), 200);
   if (mode === 'copy') cmd.option('--data-only', 'a migration (table list into columns=auto&auto_create_table=true) loads data and keys only: no secondary indexes, foreign keys, checks or defaults after it');
   if (mode === 'tail') cmd.option('--exit-when-drained', 'stop with exit 0 once a poll finds nothing new (for cron)');
   if (mode !== 'serve')
@@ -178,7 +180,11 @@ export async function main(argv: string[], signals?: SignalSource): Promise<void
       // Usage mistakes get the same one-line shape as every other error.
       outputError: (s, write) => write(redact(`bridge: error: ${s.replace(/^error: /, '').trim()} (add --help for usage)\n`)),
     })
-    .exitOverride();
+    .exitOverride()
+    .hook('preAction', (_program, action) => {
+      const mb = action.opts().memoryBudget as number | undefined;
+      if (mb !== undefined) startMemoryBudget(mb, (t) => process.stderr.write(`bridge: warning: ${t}\n`));
+    });
 
   const replyHelp = 'where the sink\'s answers go (lookup_query rows), e.g. -';
   addRouteOptions(

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { redact } from '../config/redact.js';
 import { configError } from '../core/errors.js';
 import { PlainReporter } from '../ui/reporter.js';
-import { positiveInt } from './args.js';
+import { nonNegativeInt, positiveInt } from './args.js';
 import { makeReporter, metricsFor, progressMode, type CommonOpts } from './reporting.js';
 import { describeFailure } from './route.js';
 import { routesOfFile } from './run-file.js';
@@ -52,6 +52,7 @@ export function routeFileCommand(program: Command, run: (routes: NamedRoute[], o
     .option('--progress-interval <ms>', 'milliseconds between progress lines', positiveInt('--progress-interval'), 5000)
     .option('-q, --quiet', 'print nothing but errors')
     .option('--metrics <host:port>', 'serve Prometheus metrics at /metrics, and /healthz and /readyz (:port = every interface)')
+    .option('--memory-budget <MB>', 'the process\'s memory (resident) budget: past 80 % of it, garbage is collected early; 0 = off', nonNegativeInt('--memory-budget'), 200)
     .action(async (file: string, o: CommonOpts & { envFile?: string }) => {
       const warn = (t: string): void => {
         if (o.quiet !== true) process.stderr.write(redact(`bridge: warning: ${t}`) + '\n');
