@@ -3,7 +3,7 @@ import { redact } from '../config/redact.js';
 import { schemaFinisher, specForScheme } from '../connectors/registry.js';
 import type { RouteArgs } from './route.js';
 import type { CommonOpts } from './reporting.js';
-import type { RouteOutcome } from './run-many.js';
+import { finished, type RouteOutcome } from './run-many.js';
 import type { NamedRoute } from './table-routes.js';
 
 /** A migration's hooks around its routes: before the first, as each ends, after the last (giving the run's exit code for the step). */
@@ -13,8 +13,6 @@ export interface SchemaStep {
   routeDone(route: NamedRoute, outcome: RouteOutcome): void;
   after(outcomes: RouteOutcome[]): Promise<number>;
 }
-
-const finished = (x: RouteOutcome): boolean => x.code === 0 && x.summary?.ok === true && x.summary.stopped !== true;
 
 /**
  * A copy of a table list into tables it creates (columns=auto&auto_create_table=true) is a

@@ -57,6 +57,9 @@ export async function runMany(routes: NamedRoute[], parallel: number, reporterFo
 /** A copy stopped by a signal before it drained its source: it did not finish (a tail's stop is its end). */
 const cutShort = (o: RouteOutcome): boolean => o.code === 0 && o.summary?.stopped === true && o.snapshot?.command === 'copy';
 
+/** A route that ended by itself with exit 0 (not failed, not stopped part-way, not left unstarted). */
+export const finished = (o: RouteOutcome): boolean => o.code === 0 && o.summary?.ok === true && !cutShort(o);
+
 /**
  * The exit code of a run of several routes: the worst of theirs (docs/guarantees.md "Exit codes"); 130 when a
  * signal stopped it before every copy finished (a copy stopped part-way, or one never started),
@@ -70,7 +73,7 @@ export function exitOf(outcomes: RouteOutcome[]): number {
 
 /** The line after the routes' own summaries: how many finished, were stopped, failed or never started, and the rows. */
 export function totalLine(command: string, what: string, outcomes: RouteOutcome[], elapsedMs: number): string {
-  const done = outcomes.filter((o) => o.code === 0 && o.summary?.ok && !cutShort(o));
+  const done = outcomes.filter(finished);
   const stopped = outcomes.filter(cutShort);
   const failed = outcomes.filter((o) => o.code !== undefined && o.code !== 0);
   const waiting = outcomes.filter((o) => o.code === undefined);

@@ -1,9 +1,11 @@
 import { foreignKeysToAdd, portableDefault, refAction, translateCheck, renderDefault, type ExtrasPlan, type PortableDefault, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
 import { splitTableName } from '../sql/identifiers.js';
 import type { SqlConnection } from '../sql/types.js';
+import { MysqlDialect } from './dialect.js';
 
-const q = (ident: string): string => `\`${ident.replace(/`/g, '``')}\``;
-const qt = (table: string): string => splitTableName(table, 64).map(q).join('.');
+const dialect = new MysqlDialect('mariadb');
+const q = (ident: string): string => dialect.quote(ident);
+const qt = (table: string): string => dialect.table(table);
 /** `schema.name` → [schema or null (the connection's database), name]. */
 const parts = (table: string): [string | null, string] => {
   const p = splitTableName(table, 64);

@@ -1,9 +1,11 @@
 import { foreignKeysToAdd, portableDefault, refAction, translateCheck, renderDefault, type ExtrasPlan, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
 import { splitTableName } from '../sql/identifiers.js';
 import type { SqlConnection } from '../sql/types.js';
+import { PostgresDialect } from './dialect.js';
 
-const q = (ident: string): string => `"${ident.replace(/"/g, '""')}"`;
-const qt = (table: string): string => splitTableName(table, 63).map(q).join('.');
+const dialect = new PostgresDialect();
+const q = (ident: string): string => dialect.quote(ident);
+const qt = (table: string): string => dialect.table(table);
 const names = (json: unknown): string[] => (json === null || json === undefined ? [] : (JSON.parse(String(json)) as string[]));
 const yes = (v: unknown): boolean => v === true || v === 't' || v === 'true';
 /** Types whose literal defaults mean the same value in another kind (an array's '{}' or a bytea's '\\x00' would not). */

@@ -1,8 +1,10 @@
 import { portableDefault, refAction, type ExtrasPlan, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
 import { splitTableName } from '../sql/identifiers.js';
 import type { SqlConnection } from '../sql/types.js';
+import { SqliteDialect } from './dialect.js';
 
-const q = (ident: string): string => `"${ident.replace(/"/g, '""')}"`;
+const dialect = new SqliteDialect();
+const q = (ident: string): string => dialect.quote(ident);
 /** `schema.name` → the schema's prefix for PRAGMA and sqlite_master (`"aux".`), and the name. */
 const parts = (table: string): [string, string] => {
   const p = splitTableName(table, 1024);
