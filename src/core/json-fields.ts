@@ -28,19 +28,18 @@ function skipString(s: string, i: number): number {
   }
 }
 
-const STRUCTURE = /["{}[\]]/g;
-
-/** Index just after the nested object/array starting at `i`, respecting strings. */
+/**
+ * Index just after the nested object/array starting at `i`, respecting strings. A loop over char
+ * codes: a regex jumping between structural characters allocated a match per character (the
+ * largest allocation of a busy listener).
+ */
 function skipNested(s: string, i: number): number {
   let depth = 0;
-  STRUCTURE.lastIndex = i;
-  // The regex jumps between structural characters natively instead of visiting every character.
-  for (let m = STRUCTURE.exec(s); m; m = STRUCTURE.exec(s)) {
-    const j = m.index;
+  for (let j = i; j < s.length; j++) {
     const c = s.charCodeAt(j);
-    if (c === 34) STRUCTURE.lastIndex = skipString(s, j);
+    if (c === 34) j = skipString(s, j) - 1;
     else if (c === 123 || c === 91) depth++;
-    else if (--depth === 0) return j + 1;
+    else if ((c === 125 || c === 93) && --depth === 0) return j + 1;
   }
   throw new Error('unterminated object or array');
 }

@@ -46,12 +46,13 @@ export function readBody(req: Readable, maxBytes: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     };
+    // `on`, not `once`: each request is read once, and `once` wraps every listener (allocation per request).
     req.on('data', onData);
-    req.once('end', () => {
+    req.on('end', () => {
       void endedByClient(req).then((whole) => (whole ? resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)) : reject(new RequestCancelled())));
     });
-    req.once('error', reject);
-    req.once('aborted', () => reject(new RequestCancelled()));
+    req.on('error', reject);
+    req.on('aborted', () => reject(new RequestCancelled()));
   });
 }
 

@@ -9,10 +9,14 @@ interface Entry {
   done(o: Outcome): void;
   /** A client waits for the outcome (false once answered 202). */
   waiting: boolean;
+  /** Asked when the pipeline takes the entry: a client gone by then has it taken back (never written). */
+  via?: Carrier;
 }
 
-/** Registers what to do once the client has gone away without its answer. */
-export type ClientGone = (then: () => void) => void;
+/** The connection or HTTP/2 stream a request came on: destroyed once its client went away. */
+export interface Carrier {
+  readonly destroyed: boolean;
+}
 
 /**
  * Requests waiting for the sink: the pipeline takes whatever has queued as one batch (no timer), and
@@ -33,10 +37,11 @@ export class RequestQueue {
     return this.queue.length;
   }
 
-  add(m: Message, done: (o: Outcome) => void, waiting = true): void {
+  add(m: Message, done: (o: Outcome) => void, waiting = true, via?: Carrier): void {
     const entry: Entry = {
       m,
       waiting,
+      via,
       done: (o) => {
         this.entries.delete(m);
         done(o);
@@ -48,17 +53,18 @@ export class RequestQueue {
   }
 
   /** Queues a message and resolves with the answer for its client (see `submit`). */
-  wait(m: Message, timeoutMs: number, gone?: ClientGone): Promise<Outcome> {
-    return this.submit(m, timeoutMs, gone).answer;
+  wait(m: Message, timeoutMs: number, via?: Carrier): Promise<Outcome> {
+    return this.submit(m, timeoutMs, via).answer;
   }
 
   /**
    * Queues a message. `answer` is what its client gets: the outcome, or after `timeoutMs` a 504
    * saying whether the message was taken back (never written) or its write had started (it may
-   * still land). A client that goes away while its message is still queued takes it back: never
-   * written, answered CANCELLED. `final` is the outcome of the write itself, however late.
+   * still land). A client that went away while its message was queued takes it back when the
+   * pipeline takes the queue (`via` destroyed): never written, answered CANCELLED. `final` is the outcome of
+   * the write itself, however late.
    */
-  submit(m: Message, timeoutMs: number, gone?: ClientGone): { answer: Promise<Outcome>; final: Promise<Outcome> } {
+  submit(m: Message, timeoutMs: number, via?: Carrier): { answer: Promise<Outcome>; final: Promise<Outcome> } {
     let settleFinal!: (o: Outcome) => void;
     const final = new Promise<Outcome>((r) => (settleFinal = r));
     const answer = new Promise<Outcome>((resolve) => {
@@ -68,17 +74,16 @@ export class RequestQueue {
         settleFinal(o);
         resolve(o);
       }, timeoutMs);
-      this.add(m, (o) => {
-        clearTimeout(timer);
-        settleFinal(o);
-        resolve(o);
-      });
-      gone?.(() => {
-        if (!this.withdraw(m)) return;
-        clearTimeout(timer);
-        settleFinal(CANCELLED);
-        resolve(CANCELLED);
-      });
+      this.add(
+        m,
+        (o) => {
+          clearTimeout(timer);
+          settleFinal(o);
+          resolve(o);
+        },
+        true,
+        via,
+      );
     });
     return { answer, final };
   }
@@ -111,8 +116,15 @@ export class RequestQueue {
   /** Up to `max` queued messages as one batch, or undefined when none is queued. */
   take(max: number, outcomeOf: (e: unknown) => Outcome): SourceBatch | undefined {
     if (this.queue.length === 0) return undefined;
-    const taken = this.queue.splice(0, max);
+    let taken: Entry[] = [];
+    while (taken.length === 0 && this.queue.length > 0) {
+      for (const e of this.queue.splice(0, max)) {
+        if (e.via?.destroyed) e.done(CANCELLED);
+        else taken.push(e);
+      }
+    }
     this.notifyRoom();
+    if (taken.length === 0) return undefined;
     const spool = this.spool;
     return {
       messages: taken.map((e) => e.m),

@@ -1,4 +1,5 @@
 import type { Message } from '../../core/message.js';
+import { carrierOf } from './client-gone.js';
 import { IdempotencyKeys } from './idempotency.js';
 import { requestMessage } from './request-message.js';
 import type { Outcome, Req, Res } from './responder.js';
@@ -11,15 +12,6 @@ export interface SingleIntake extends StreamIntake {
   /** The sink's inline write, when it answers requests directly (lookups). */
   inline(): ((m: Message) => Promise<Outcome>) | undefined;
 }
-
-/**
- * Calls back when the connection or stream closes before an answer was started (the client gave
- * up). Not `writableFinished`: Node's HTTP/2 compatibility layer reports a reset stream as finished.
- */
-const clientGone = (res: Res) => (then: () => void) =>
-  (res as NodeJS.EventEmitter).once('close', () => {
-    if (!res.headersSent) then();
-  });
 
 /**
  * One request, one message: answered once the sink confirmed it (202 at once with
@@ -52,7 +44,7 @@ async function write(s: SingleIntake, req: Req, res: Res, m: Message, track?: (f
     if (!(await s.accept(m))) return r.error(req, res, 503, 'the spool is full (spool_max_bytes)', m.idHex, { 'retry-after': '1' });
     return r.send(req, res, 202, JSON.stringify({ message_id: m.idHex }), { 'content-type': 'application/json' });
   }
-  const { answer, final } = s.queue.submit(m, s.fields.request_timeout_ms, clientGone(res));
+  const { answer, final } = s.queue.submit(m, s.fields.request_timeout_ms, carrierOf(req));
   track?.(final);
   return r.answer(req, res, m, await answer);
 }

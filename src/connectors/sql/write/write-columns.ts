@@ -3,6 +3,7 @@ import type { RowSet } from '../../../core/row-set.js';
 import type { DescribedColumn, DescribedTable, PlanItem } from '../../../core/route.js';
 import { assess } from '../values/assess.js';
 import { PASS_THROUGH, type SourceColumn } from '../values/bind.js';
+import { ColumnLists } from './column-lists.js';
 import { ColumnRows, type ColumnRowsOptions, type Row } from './column-rows.js';
 import type { Database } from '../database.js';
 import { SqlRowSet } from '../row-set.js';
@@ -34,6 +35,7 @@ export interface Group {
 export class ColumnsWriter extends StatementWriter {
   protected readonly rows: ColumnRows;
   private warnedChanges = false;
+  private readonly lists = new ColumnLists();
 
   constructor(
     db: Database,
@@ -147,8 +149,8 @@ export class ColumnsWriter extends StatementWriter {
   }
 
   private group(rows: Row[]): Group[] {
-    const groups = new Map<string, Group>();
-    // Rows of one source shape share their column array: grouped without building a signature.
+    const groups = new Map<ColumnInfo[], Group>();
+    // Rows of one source shape share their column array; others are matched through ColumnLists.
     let last: Group | undefined;
     for (const r of rows) {
       if (r.cols.length === 0) continue;
@@ -156,10 +158,10 @@ export class ColumnsWriter extends StatementWriter {
         last.rows.push(r);
         continue;
       }
-      const sig = r.cols.map((c) => c.name).join('\u0000');
-      last = groups.get(sig);
+      const cols = this.lists.of(r.cols);
+      last = groups.get(cols);
       if (last) last.rows.push(r);
-      else groups.set(sig, (last = { cols: r.cols, rows: [r] }));
+      else groups.set(cols, (last = { cols, rows: [r] }));
     }
     return [...groups.values()];
   }
@@ -169,27 +171,45 @@ export class ColumnsWriter extends StatementWriter {
   }
 
   protected statementsOf(groups: Group[]): Statement[] {
-    const d = this.db.dialect;
     const out: Statement[] = [];
     for (const { cols, rows: group } of groups) {
-      const names = cols.map((c) => c.name);
-      const keyNames = this.key?.map((k) => k.name);
-      const update = keyNames ? names.filter((n) => !keyNames.includes(n)) : undefined;
-      for (const part of chunkByParams(group, cols.length, d.maxParams)) {
-        const params: unknown[] = [];
-        const tuples = part.map((row) => {
-          let t = '(';
-          for (let k = 0; k < cols.length; k++) {
-            params.push(row.values[k]);
-            t += (k ? ',' : '') + d.castParam(d.param(params.length), cols[k]!);
-          }
-          return t + ')';
-        });
-        out.push({ sql: d.insertRows(d.table(this.o.table), names, tuples, keyNames, update), params });
+      for (const part of chunkByParams(group, cols.length, this.db.dialect.maxParams)) {
+        const params = new Array<unknown>(part.length * cols.length);
+        let n = 0;
+        for (const row of part) for (let k = 0; k < cols.length; k++) params[n++] = row.values[k];
+        out.push({ sql: this.insertSql(cols, part.length), params });
       }
     }
     return out;
   }
+
+  /**
+   * The INSERT of `count` rows into `cols`, kept per column list and row count: a busy listener
+   * sends batches of the same few sizes, and building the text (a cast per value) cost more than
+   * the values.
+   */
+  private insertSql(cols: ColumnInfo[], count: number): string {
+    let byCount = this.sqlCache.get(cols);
+    if (!byCount) this.sqlCache.set(cols, (byCount = new Map()));
+    let sql = byCount.get(count);
+    if (sql !== undefined) return sql;
+    const d = this.db.dialect;
+    const names = cols.map((c) => c.name);
+    const keyNames = this.key?.map((k) => k.name);
+    const update = keyNames ? names.filter((x) => !keyNames.includes(x)) : undefined;
+    const tuples = new Array<string>(count);
+    for (let r = 0, p = 0; r < count; r++) {
+      let t = '(';
+      for (let k = 0; k < cols.length; k++) t += (k ? ',' : '') + d.castParam(d.param(++p), cols[k]!);
+      tuples[r] = t + ')';
+    }
+    sql = d.insertRows(d.table(this.o.table), names, tuples, keyNames, update);
+    if (byCount.size >= 64) byCount.clear();
+    byCount.set(count, sql);
+    return sql;
+  }
+
+  private readonly sqlCache = new WeakMap<ColumnInfo[], Map<number, string>>();
 
   /** Dry run: how each source column lands (column, cast, and the values it would change or refuse), from the source's types. */
   mapping(source: DescribedColumn[]): PlanItem[] {
