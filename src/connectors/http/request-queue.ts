@@ -2,6 +2,7 @@ import type { Message } from '../../core/message.js';
 import type { SourceBatch } from '../../core/route.js';
 import { Wakeup } from '../../core/wakeup.js';
 import { CANCELLED, type Outcome } from './responder.js';
+import { Deadlines } from './deadlines.js';
 import type { Spool } from './spool.js';
 
 interface Entry {
@@ -30,6 +31,8 @@ export class RequestQueue {
   readonly wakeup = new Wakeup();
   /** Streamed requests waiting for room in the buffer (several may wait at once). */
   private roomWaiters: (() => void)[] = [];
+  /** request_timeout_ms of each waiting request, one timer per length. */
+  private readonly deadlines = new Map<number, Deadlines>();
 
   constructor(private readonly spool: Spool | undefined) {}
 
@@ -67,17 +70,19 @@ export class RequestQueue {
   submit(m: Message, timeoutMs: number, via?: Carrier): { answer: Promise<Outcome>; final: Promise<Outcome> } {
     let settleFinal!: (o: Outcome) => void;
     const final = new Promise<Outcome>((r) => (settleFinal = r));
+    let deadlines = this.deadlines.get(timeoutMs);
+    if (!deadlines) this.deadlines.set(timeoutMs, (deadlines = new Deadlines(timeoutMs)));
     const answer = new Promise<Outcome>((resolve) => {
-      const timer = setTimeout(() => {
+      const deadline = deadlines.add(() => {
         if (!this.withdraw(m)) return resolve({ status: 504, error: `no reply within request_timeout_ms (${timeoutMs} ms); its write had started and may still land: retry with the same Idempotency-Key header to have it written once` });
         const o = { status: 504, error: `no reply within request_timeout_ms (${timeoutMs} ms); the message was not written` };
         settleFinal(o);
         resolve(o);
-      }, timeoutMs);
+      });
       this.add(
         m,
         (o) => {
-          clearTimeout(timer);
+          deadlines.clear(deadline);
           settleFinal(o);
           resolve(o);
         },
