@@ -7,20 +7,25 @@ export const formatId = (id: bigint): string => id.toString(16).padStart(32, '0'
 const pool = Buffer.alloc(65536);
 let poolAt = pool.length;
 
-/** A new UUIDv7 (time-ordered) as a 128-bit number. */
-export function newId(): bigint {
+/** A new UUIDv7 (time-ordered) as 32 lowercase hex digits: written into the random pool in place. */
+export function newIdHex(): string {
   if (poolAt + 16 > pool.length) {
     randomFillSync(pool);
     poolAt = 0;
   }
-  const b = Buffer.from(pool.subarray(poolAt, poolAt + 16));
+  const at = poolAt;
   poolAt += 16;
-  const ms = BigInt(Date.now());
-  b.writeUIntBE(Number(ms >> 16n), 0, 4);
-  b.writeUInt16BE(Number(ms & 0xffffn), 4);
-  b[6] = (b[6]! & 0x0f) | 0x70;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  return BigInt('0x' + b.toString('hex'));
+  const ms = Date.now();
+  pool.writeUIntBE(Math.floor(ms / 65536), at, 4);
+  pool.writeUInt16BE(ms % 65536, at + 4);
+  pool[at + 6] = (pool[at + 6]! & 0x0f) | 0x70;
+  pool[at + 8] = (pool[at + 8]! & 0x3f) | 0x80;
+  return pool.toString('hex', at, at + 16);
+}
+
+/** A new UUIDv7 (time-ordered) as a 128-bit number. */
+export function newId(): bigint {
+  return BigInt('0x' + newIdHex());
 }
 
 /** A deterministic id, so that a row delivered again after a restart keeps its id. */

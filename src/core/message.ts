@@ -1,4 +1,4 @@
-import { formatId, idFromSeed, newId } from './ids.js';
+import { formatId, idFromSeed, newIdHex } from './ids.js';
 import { scanFields, type Fields } from './json-fields.js';
 
 export type Payload = string | Buffer;
@@ -22,6 +22,8 @@ export class Message {
   /** True when the producer guarantees the payload is one JSON document (rendered rows). */
   isJson = false;
   private idValue: bigint | undefined;
+  /** A new id's hex digits, kept: most messages of a listener are only ever named in their answer. */
+  private idHexValue: string | undefined;
   private readonly seed: string | (() => string) | undefined;
 
   constructor(payload: Payload, metadata?: Metadata, seed?: string | (() => string), id?: bigint) {
@@ -58,7 +60,7 @@ export class Message {
   }
 
   get id(): bigint {
-    if (this.idValue === undefined) this.idValue = this.seed === undefined ? newId() : idFromSeed(typeof this.seed === 'string' ? this.seed : this.seed());
+    if (this.idValue === undefined) this.idValue = this.seed === undefined ? BigInt('0x' + this.idHex) : idFromSeed(typeof this.seed === 'string' ? this.seed : this.seed());
     return this.idValue;
   }
 
@@ -68,6 +70,8 @@ export class Message {
   }
 
   get idHex(): string {
+    if (this.idHexValue !== undefined) return this.idHexValue;
+    if (this.idValue === undefined && this.seed === undefined) return (this.idHexValue = newIdHex());
     return formatId(this.id);
   }
 
