@@ -6,6 +6,7 @@ import { configError, type BridgeError, type ErrorKind } from '../../core/errors
 import { isNetworkError, isTlsError, wrap } from '../sql/errors.js';
 import type { PoolFactory } from '../sql/pool.js';
 import type { SqlConnection, SqlResult } from '../sql/types.js';
+import { PreparedNames } from './prepared-names.js';
 import { knownOid, pgType } from './types.js';
 
 type PgModule = typeof import('pg');
@@ -52,10 +53,17 @@ export class PgConnection implements SqlConnection {
   private readonly arrays = new Map<number, number>();
   private readonly asked = new Set<number>();
 
-  async query(sql: string, params: readonly unknown[] = []): Promise<SqlResult> {
-    const r = await this.client.query({ text: sql, values: params as unknown[], rowMode: 'array', types: RAW_TYPES }).catch((e: unknown) => {
-      throw nameColumn(e, sql);
-    });
+  private readonly prepared = new PreparedNames();
+
+  async query(sql: string, params: readonly unknown[] = [], reuse = false): Promise<SqlResult> {
+    const run = (name: string | undefined) => this.client.query({ ...(name ? { name } : {}), text: sql, values: params as unknown[], rowMode: 'array', types: RAW_TYPES });
+    const name = reuse ? this.prepared.nameOf(sql) : undefined;
+    // A name refused before anything ran: the same statement unnamed (the caller runs it outside a transaction).
+    const r = await run(name)
+      .catch((e: unknown) => (name && this.prepared.refused(e) ? run(undefined) : Promise.reject(e)))
+      .catch((e: unknown) => {
+        throw nameColumn(e, sql);
+      });
     const fields = r.fields ?? [];
     // An array of a type outside the built-in list (aclitem[], inet[], an enum's) was one string before.
     const unknown = fields.map((f) => f.dataTypeID).filter((oid) => !knownOid(oid) && !this.asked.has(oid));

@@ -36,9 +36,9 @@ export class Database {
     return this.driver.classify(e);
   }
 
-  async query(sql: string, params?: readonly unknown[]): Promise<SqlResult> {
+  async query(sql: string, params?: readonly unknown[], reuse?: boolean): Promise<SqlResult> {
     try {
-      return await this.pool.use((c) => c.query(sql, params));
+      return await this.pool.use((c) => c.query(sql, params, reuse));
     } catch (e) {
       throw this.classify(e);
     }

@@ -108,7 +108,11 @@ export interface SqlResult {
 
 /** One database connection as the SQL layer uses it. */
 export interface SqlConnection {
-  query(sql: string, params?: readonly unknown[]): Promise<SqlResult>;
+  /**
+   * `reuse`: the statement will run again with other values, outside a transaction; a kind may keep
+   * it prepared on the connection (PostgreSQL names it), others run it as usual.
+   */
+  query(sql: string, params?: readonly unknown[], reuse?: boolean): Promise<SqlResult>;
   /** The server's id of this session (PostgreSQL backend pid, MySQL thread id), where there is one. */
   readonly sessionId?: string;
 }

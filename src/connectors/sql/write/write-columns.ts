@@ -177,7 +177,7 @@ export class ColumnsWriter extends StatementWriter {
         const params = new Array<unknown>(part.length * cols.length);
         let n = 0;
         for (const row of part) for (let k = 0; k < cols.length; k++) params[n++] = row.values[k];
-        out.push({ sql: this.insertSql(cols, part.length), params });
+        out.push({ sql: this.insertSql(cols, part.length), params, reuse: true });
       }
     }
     return out;

@@ -7,6 +7,8 @@ import type { Database } from '../database.js';
 export interface Statement {
   sql: string;
   params: unknown[];
+  /** The same text runs again with other values (Database.query's `reuse`). */
+  reuse?: boolean;
 }
 
 /** How a writer takes the row batches of a source table (Writer.rowsFrom). */
@@ -56,7 +58,7 @@ export abstract class StatementWriter implements Writer {
   protected async execute(st: Statement[]): Promise<void> {
     if (st.length === 0) return;
     if (st.length === 1 && !this.db.positionPending()) {
-      await this.db.query(st[0]!.sql, st[0]!.params);
+      await this.db.query(st[0]!.sql, st[0]!.params, st[0]!.reuse);
       return;
     }
     await this.db.transaction(async (c) => {
