@@ -23,7 +23,9 @@ const validDate = (y: number, m: number, d: number): boolean =>
 /** Microseconds since 2000-01-01 of a date and time text (zone-less read as UTC), or NOT_BINARY. */
 function micros(v: unknown, zone: 'none' | 'allowed' | 'utc'): number | bigint | typeof NOT_BINARY {
   if (typeof v !== 'string') return NOT_BINARY;
-  const quick = zone === 'allowed' ? undefined : zonelessMicros(v);
+  // `+00` (how values for timestamptz columns leave PgBinder) is UTC whatever the session's zone.
+  const utc = zone !== 'none' && v.length > 22 && v.charCodeAt(v.length - 3) === 43 && v.charCodeAt(v.length - 2) === 48 && v.charCodeAt(v.length - 1) === 48;
+  const quick = utc ? zonelessMicros(v, v.length - 3) : zone === 'allowed' ? undefined : zonelessMicros(v, v.length);
   if (quick !== undefined) return quick;
   const m = DATETIME.exec(v);
   if (!m || m[4] === undefined) return NOT_BINARY;
@@ -54,11 +56,10 @@ function microsOf(secs: number, frac: number): number | bigint {
 }
 
 /**
- * The common spelling `YYYY-MM-DD HH:MM:SS[.ffffff]` (no zone) read by character codes; undefined
- * for anything else, which the full pattern reads.
+ * The common spelling `YYYY-MM-DD HH:MM:SS[.ffffff]` (no zone) in `v`'s first `len` characters, read
+ * by character codes; undefined for anything else, which the full pattern reads.
  */
-function zonelessMicros(v: string): number | bigint | undefined {
-  const len = v.length;
+function zonelessMicros(v: string, len: number): number | bigint | undefined {
   if (len < 19 || v.charCodeAt(4) !== 45 || v.charCodeAt(7) !== 45 || v.charCodeAt(13) !== 58 || v.charCodeAt(16) !== 58) return undefined;
   const sep = v.charCodeAt(10);
   if (sep !== 32 && sep !== 84) return undefined;
