@@ -63,9 +63,9 @@ export class RequestQueue {
   /**
    * Queues a message. `answer` is what its client gets: the outcome, or after `timeoutMs` a 504
    * saying whether the message was taken back (never written) or its write had started (it may
-   * still land). A client that went away while its message was queued takes it back when the
-   * pipeline takes the queue (`via` destroyed): never written, answered CANCELLED. `final` is the outcome of
-   * the write itself, however late.
+   * still land). A client that went away while its message was queued (`via` destroyed) has it
+   * taken back when the pipeline takes the queue: never written, answered CANCELLED. `final` is the
+   * outcome of the write itself, however late.
    */
   submit(m: Message, timeoutMs: number, via?: Carrier): { answer: Promise<Outcome>; final: Promise<Outcome> } {
     let settleFinal!: (o: Outcome) => void;

@@ -59,7 +59,7 @@ function microsOf(secs: number, frac: number): number | bigint {
  * The common spelling `YYYY-MM-DD HH:MM:SS[.ffffff]` (no zone) in `v`'s first `len` characters, read
  * by character codes; undefined for anything else, which the full pattern reads.
  */
-function zonelessMicros(v: string, len: number): number | bigint | undefined {
+export function zonelessMicros(v: string, len: number): number | bigint | undefined {
   if (len < 19 || v.charCodeAt(4) !== 45 || v.charCodeAt(7) !== 45 || v.charCodeAt(13) !== 58 || v.charCodeAt(16) !== 58) return undefined;
   const sep = v.charCodeAt(10);
   if (sep !== 32 && sep !== 84) return undefined;

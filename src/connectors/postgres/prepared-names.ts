@@ -5,7 +5,7 @@ const REFUSED = new Set(['26000', '42P05']);
  * Names for statements a connection runs again and again with other values (a listener's
  * multi-row INSERTs): a named statement is parsed and planned once per connection, where an
  * unnamed one is every time. That planning was half of PostgreSQL's CPU behind a busy listener
- * (15 -> 9 us per request). At most `max` per connection, which bounds what the server keeps.
+ * (15 -> 10 us per request). At most `max` per connection, which bounds what the server keeps.
  * A pooler that moves a session between servers between transactions (PgBouncer's transaction
  * mode before 1.21) refuses names it did not see prepared: the connection then stops naming.
  */
