@@ -145,7 +145,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
       await printPlan(reporter, source, sink, src, dst, a, sourceTable);
       summary = { ok: true, exitCode: 0, stopped: false, dryRun: true };
     } else {
-      const est = (await source.estimateRows?.().catch(() => null)) ?? null;
+      const est = reporter.showsEstimate === false ? null : ((await source.estimateRows?.().catch(() => null)) ?? null);
       hub.estimatedRows = est !== null && a.limit !== undefined ? Math.min(est, a.limit) : est;
       hub.setState('running');
       source.start?.();

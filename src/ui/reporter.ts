@@ -20,6 +20,11 @@ export interface Reporter {
   finish(snapshot: StatsSnapshot, summary: Summary): void;
   /** Settles once everything the reporter prints is out (a view on another thread). */
   closing?: Promise<void> | undefined;
+  /**
+   * False when nothing it prints shows the source's row estimate: the estimate is then not asked
+   * (SQLite has no statistics, so it is a COUNT(*) over the whole table before the first row).
+   */
+  readonly showsEstimate?: boolean;
 }
 
 const write = (line: string): void => {
@@ -39,6 +44,10 @@ export class PlainReporter implements Reporter {
   constructor(
     private readonly opts: { quiet: boolean; progress: boolean; intervalMs: number; label?: string },
   ) {}
+
+  get showsEstimate(): boolean {
+    return this.opts.progress && !this.opts.quiet;
+  }
 
   /** ` [orders]` when this is one route of several (a table list, a route file). */
   private get tag(): string {
