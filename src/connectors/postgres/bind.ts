@@ -29,6 +29,10 @@ function element(n: JsonNode): string {
 
 const quoteElement = (s: string): string => '"' + s.replace(/[\\"]/g, (c) => '\\' + c) + '"';
 
+const TIMES = new Set(['timestamp', 'timestamptz', 'time']);
+/** A time type's declared spelling without its `(6)`: `timestamp(6) without time zone` -> `timestamp without time zone`. */
+const sansPrecision = (c: ColumnInfo): string => c.dbType.toLowerCase().replace(/\s+/g, ' ').replace(/^(timestamp|time)\(6\)/, '$1');
+
 /**
  * PostgreSQL: every value is bound as text and cast to the column's type by the server (COPY or
  * `$n::type`), so the hooks keep text. Text cannot hold NUL; numeric takes NaN, and ±Infinity
@@ -43,6 +47,16 @@ export class PgBinder extends Binder {
   override compile(col: ColumnInfo, src?: SourceColumn): Converter {
     const conv = super.compile(col, src);
     return col.variant === 'spatial' && conv !== PASS_THROUGH ? postgisConverter(conv, col, src) : conv;
+  }
+
+  /**
+   * `timestamp` and `timestamp(6)` (timestamptz, time, timetz likewise) keep the same microseconds:
+   * 6 is PostgreSQL's precision when none is declared. Told apart by spelling, a migration into the
+   * tables bridge creates (which say `(6)`) converted every row of a table with such a column.
+   */
+  protected override sameType(a: ColumnInfo, b: ColumnInfo): boolean {
+    if (super.sameType(a, b)) return true;
+    return TIMES.has(a.type) && a.type === b.type && a.variant === b.variant && a.fraction === 6 && b.fraction === 6 && !a.labels && !b.labels && sansPrecision(a) === sansPrecision(b);
   }
 
   override spatialVerdict(col: ColumnInfo, src: ColumnInfo): { lossy: string[]; rejects: string[] } {

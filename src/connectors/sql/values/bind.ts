@@ -33,10 +33,15 @@ export class Binder extends DriverValues {
     return { lossy: [], rejects: [] };
   }
 
+  /** Whether a column of this kind of type `a` holds exactly the values of one of type `b` (their driver values pass unchanged). */
+  protected sameType(a: ColumnInfo, b: ColumnInfo): boolean {
+    return sameType(a, b);
+  }
+
   /** Compiles the converter of one column; `src` is the source column when the source is a typed table. */
   compile(col: ColumnInfo, src?: SourceColumn): Converter {
     // The same type on the same kind of database: the driver's own value goes back unchanged (no checks to make).
-    if (src && !src.loose && src.binder.constructor === this.constructor && sameType(src.col, col)) return PASS_THROUGH;
+    if (src && !src.loose && src.binder.constructor === this.constructor && this.sameType(src.col, col)) return PASS_THROUGH;
     const typed = this.typed(col);
     // A JSON `null` document (a json column holding null) is not SQL NULL: the source's raw value tells them apart.
     return (f, native) => (f.kind === 'null' && (native === undefined || native === null) ? null : typed(f, familyOf(native, src), native));
