@@ -10,11 +10,11 @@ import type { TableInfo } from '../types.js';
  * creates a typed copy of the source table, anything else the queue shape (contract §4.1). A dry
  * run creates nothing and describes what it would create.
  */
-export async function sinkTable(db: Database, ep: Endpoint, ctx: SinkContext): Promise<{ info: TableInfo; created: string; createdPlan: PlanItem[]; dryCreate: boolean }> {
+export async function sinkTable(db: Database, ep: Endpoint, ctx: SinkContext, described?: Promise<TableInfo>): Promise<{ info: TableInfo; created: string; createdPlan: PlanItem[]; dryCreate: boolean }> {
   const d = db.dialect;
   const table = ep.fields.table as string;
   const create = ep.fields.auto_create_table === true;
-  let info = await d.introspect({ query: (s, p) => db.query(s, p) }, table);
+  let info = await (described ?? d.introspect({ query: (s, p) => db.query(s, p) }, table));
   let created = '';
   let createdPlan: PlanItem[] = [];
   if (create && !info.exists) {
