@@ -184,8 +184,8 @@ export class CdcSource implements Source {
     ...{ copying: () => this.copying, copyOver: () => this.copyOver(), take: (max: number) => this.take(max), caughtUp: () => this.caughtUp(), wakeup: this.wakeup },
     draining: () => this.ctx.mode === 'copy' || this.ctx.exitWhenDrained,
     drained: () => void (this.drained = true),
-    // Draining: ask for the server's WAL end now rather than at the next tick (a second later).
-    askEnd: () => void (this.idle() && this.stream?.sendStatus(this.confirmed, true)),
+    // Draining: ask for the server's WAL end now rather than at the next tick (ReplicationStream.askEnd).
+    askEnd: () => void (this.idle() && this.stream?.askEnd(this.confirmed, () => this.wakeup.notify())),
   };
 
   /** Every copied row confirmed: the slot's stream takes over where the copy's snapshot ended. */
