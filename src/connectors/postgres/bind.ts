@@ -117,7 +117,8 @@ export class PgBinder extends Binder {
   }
 
   protected override outJson(doc: string, col: ColumnInfo): unknown {
-    if (col.variant === 'jsonb' && /(^|[^\\])(\\\\)*\\u0000/.test(doc)) throw new Reject(`holds \\u0000, which jsonb cannot store`);
+    // The pattern tells an escaped backslash before `u0000` from `\u0000`; only a document holding the text needs it.
+    if (col.variant === 'jsonb' && doc.includes('\\u0000') && /(^|[^\\])(\\\\)*\\u0000/.test(doc)) throw new Reject(`holds \\u0000, which jsonb cannot store`);
     return doc;
   }
 }
