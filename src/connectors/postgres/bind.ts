@@ -41,6 +41,7 @@ const sansPrecision = (c: ColumnInfo): string => c.dbType.toLowerCase().replace(
 export class PgBinder extends Binder {
   override readonly textNul = false;
   override readonly serverParsesJson = true;
+  override readonly intsAsNumbers = true;
   override readonly holds = { decimalSpecials: true, dateInfinity: true, zeroDates: false, bcDates: true, negativeZero: true, untyped: false, invalidEnum: false };
 
   /** A PostGIS column (variant `spatial`) takes MySQL/MariaDB geometry bytes as hex EWKB (see postgisConverter). */

@@ -22,6 +22,8 @@ export class Binder extends DriverValues {
   readonly textNul: boolean = true;
   /** The database parses JSON text bound into a JSON column, and refuses what is not JSON (the row path leaves the check to it). */
   readonly serverParsesJson: boolean = false;
+  /** A safe integer into an integer column goes as the number (its encoders and driver take numbers), not as its digits. */
+  readonly intsAsNumbers: boolean = false;
   /** What else the kind's columns can hold, beyond their nominal type (for the dry run's verdicts). */
   readonly holds: KindHolds = { decimalSpecials: false, dateInfinity: false, zeroDates: false, bcDates: false, negativeZero: true, untyped: false, invalidEnum: false };
 
@@ -53,6 +55,7 @@ export class Binder extends DriverValues {
       textNul: this.textNul,
       serverParsesJson: this.serverParsesJson,
       int: (text) => this.outInt(text, col),
+      intsAsNumbers: this.intsAsNumbers,
       text: (s) => this.outText(s, col),
       json: (doc) => this.outJson(doc, col),
       temporal: (s) => this.outTemporal(s, col),

@@ -41,6 +41,8 @@ export interface NativeOut {
   textNul: boolean;
   serverParsesJson: boolean;
   int(text: string): unknown;
+  /** The kind takes a safe integer as the number itself (what `int` would make of its digits): no text made and read back. */
+  intsAsNumbers?: boolean;
   text(s: string): unknown;
   json(doc: string): unknown;
   temporal(s: string): unknown;
@@ -65,13 +67,14 @@ export function nativeConverterOf(col: ColumnInfo, src: SourceColumn | undefined
   if ((col.type === 'int' || col.type === 'bigint') && (t === 'int' || t === 'bigint')) {
     const lo = col.min === undefined || col.min.length > 16 ? -Infinity : Number(col.min);
     const hi = col.max === undefined || col.max.length > 15 ? Infinity : Number(col.max);
+    const safe = out.intsAsNumbers === true ? (n: number): unknown => n : (n: number): unknown => out.int(String(n));
     return (v) => {
       if (loose) {
         if (typeof v !== 'bigint') return NEED_FIELD;
         const n = Number(v);
-        return n >= lo && n <= hi && Number.isSafeInteger(n) ? out.int(String(v)) : NEED_FIELD;
+        return n >= lo && n <= hi && Number.isSafeInteger(n) ? safe(n) : NEED_FIELD;
       }
-      if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) && v >= lo && v <= hi ? out.int(String(v)) : NEED_FIELD;
+      if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) && v >= lo && v <= hi ? safe(v) : NEED_FIELD;
       if (typeof v !== 'string' || !SHORT_INT.test(v)) return NEED_FIELD;
       const n = Number(v);
       return n >= lo && n <= hi ? out.int(v) : NEED_FIELD;
