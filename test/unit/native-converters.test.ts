@@ -43,6 +43,8 @@ const sources: [LogicalType, Binder, boolean, boolean?][] = [
   ['uuid', new PgBinder(), false],
   ['timestamp', new MysqlBinder(), false],
   ['float', new MysqlBinder(), false],
+  // MySQL/MariaDB DECIMAL: exact text.
+  ['decimal', new MysqlBinder(), false],
   // MySQL FLOAT: read widened to a double, written as the 4-byte float's shortest digits.
   ['float', new MysqlBinder(), false, true],
   // SQLite: any storage class in any column.
@@ -80,6 +82,9 @@ describe('native converters agree with the full converter', () => {
     fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }),
     fc.constantFrom(0n, -1n, 1n, 69n, 70n, 99n, 100n, 1901n, 2155n, 2156n, 2n ** 53n, 2n ** 63n - 1n, -(2n ** 63n), 32767n, 32768n),
     fc.bigInt({ min: -3000n, max: 3000n }),
+    // Decimal text as DECIMAL columns give it: zeros leading and trailing, scales past the column's, signs, near misses.
+    fc.tuple(fc.constantFrom('', '-', '+'), fc.stringMatching(/^\d{0,14}$/), fc.constantFrom('', '.'), fc.stringMatching(/^\d{0,17}$/)).map(([s, i, dot, f]) => `${s}${i}${dot}${f}`),
+    fc.constantFrom('-0.00', '0.00', '000123.4500', '9999999999.99', '10000000000.00', '-9999999999.995', '.5', '5.', '1e3', 'NaN', '-0', '00', '0.0000000000000001'),
     fc.constantFrom('{"a":1}', '[1,2]', '"s"', 'null', '{"a":"\\u0000"}', '{"a":', '{"a":1}{', ' {"a":1} ', '1e400', '{"k":"é😀\\n"}'),
     fc.jsonValue().map((j) => JSON.stringify(j)),
     fc.constantFrom('2024-02-29 23:59:59', '2024-02-29T23:59:59.123456', '2024-01-01 00:00:00.1230000', '2024-01-01 00:00:00.1234567', '2024-01-01 00:00:00.1234', '0000-00-00 00:00:00', '2024-13-01 00:00:00', '2024-01-01 10:00:00+02:00', '2024-01-01 10:00:00Z', '2024-01-01', '10:00:00', '2024-01-01 00:00:00.', ' 2024-01-01 00:00:00'),
