@@ -12,17 +12,40 @@ export interface Decimal {
 
 const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
-const PLAIN = /^(-?)(\d+)(?:\.(\d+))?$/;
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/**
+ * The common spelling, `-?digits[.digits]` (`-123.4500`, as DECIMAL columns give it), read by
+ * character codes: a pattern and its match array per value cost a million-row copy 0.1 s.
+ */
+function plainDecimal(text: string): Decimal | undefined {
+  const n = text.length;
+  const minus = text.charCodeAt(0) === 45 ? 1 : 0;
+  let i = minus;
+  while (i < n && isDigit(text.charCodeAt(i))) i++;
+  const intEnd = i;
+  if (intEnd === minus) return undefined;
+  let fracStart = n;
+  if (i < n) {
+    if (text.charCodeAt(i) !== 46) return undefined;
+    fracStart = ++i;
+    while (i < n && isDigit(text.charCodeAt(i))) i++;
+    if (i !== n || i === fracStart) return undefined;
+  }
+  let a = minus;
+  while (a < intEnd && text.charCodeAt(a) === 48) a++;
+  let b = n;
+  while (b > fracStart && text.charCodeAt(b - 1) === 48) b--;
+  const int = text.slice(a, intEnd);
+  const frac = b > fracStart ? text.slice(fracStart, b) : '';
+  return { neg: minus === 1 && (int !== '' || frac !== ''), int, frac };
+}
 
 /** Parses decimal text (JSON number syntax, plus a leading `+`, `.5` and `5.`); undefined when it is not one. */
 export function parseDecimal(text: string): Decimal | undefined {
-  // The common spelling (`-123.4500`) without exponent arithmetic.
-  const p = PLAIN.exec(text);
-  if (p) {
-    const int = p[2]!.charCodeAt(0) === 48 ? p[2]!.replace(/^0+/, '') : p[2]!;
-    const frac = p[3] === undefined ? '' : p[3].charCodeAt(p[3].length - 1) === 48 ? p[3].replace(/0+$/, '') : p[3];
-    return { neg: p[1] === '-' && (int !== '' || frac !== ''), int, frac };
-  }
+  // The common spelling without exponent arithmetic.
+  const p = plainDecimal(text);
+  if (p) return p;
   const m = DECIMAL.exec(text);
   if (!m) return undefined;
   let int = m[2] ?? '';
