@@ -1,6 +1,6 @@
 import { foreignKeysToAdd, portableDefault, refAction, translateCheck, renderDefault, type ExtrasPlan, type PortableDefault, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
 import { splitTableName } from '../sql/identifiers.js';
-import type { SqlConnection } from '../sql/types.js';
+import type { ColumnInfo, SqlConnection } from '../sql/types.js';
 import { MysqlDialect } from './dialect.js';
 
 const dialect = new MysqlDialect('mariadb');
@@ -76,12 +76,14 @@ export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
       return x;
     },
 
-    async plan(conn: SqlConnection, table: string, want: TableExtras, have: TableExtras, target: TargetName): Promise<ExtrasPlan> {
+    async plan(conn: SqlConnection, table: string, want: TableExtras, have: TableExtras, target: TargetName, created?: ColumnInfo[]): Promise<ExtrasPlan> {
       const [schema, name] = parts(table);
       const t = qt(table);
       const same = FAMILY.has(want.kind);
-      const cols = await conn.query(`SELECT COLUMN_NAME, COLUMN_TYPE, DATA_TYPE, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?`, [schema, name]);
-      const types = new Map(cols.rows.map(([n, ct, dt, nl]) => [String(n), { type: String(ct), data: String(dt), nullable: nl === 'YES' }]));
+      const rows = created
+        ? created.map((c) => [c.name, c.dbType, /^[a-z]+\d*/.exec(c.dbType.toLowerCase())?.[0] ?? '', c.nullable ? 'YES' : 'NO'])
+        : (await conn.query(`SELECT COLUMN_NAME, COLUMN_TYPE, DATA_TYPE, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?`, [schema, name])).rows;
+      const types = new Map(rows.map(([n, ct, dt, nl]) => [String(n), { type: String(ct), data: String(dt), nullable: nl === 'YES' }]));
       const p: ExtrasPlan = { columns: [], keys: [], indexes: [], constraints: [], notKept: same ? [] : [...want.unread], names: [] };
       const haveNames = new Set([...have.indexes.map((i) => i.name), ...have.foreignKeys.map((f) => f.name), ...have.checks.map((c) => c.name)]);
       const fresh = (n: string): boolean => (p.names.push(n), !haveNames.has(n));
@@ -126,12 +128,22 @@ export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
         if (value === undefined) p.notKept.push(`default of ${d.column}: ${d.expr} (${want.kind} SQL, not translated)`);
         else p.columns.push(`ALTER TABLE ${t} ALTER COLUMN ${q(d.column)} SET DEFAULT ${value}`);
       }
-      for (const c of want.identity) {
+      // One AUTO_INCREMENT column per table, leading a key (the next number is found through it):
+      // a source numbering several columns keeps the one leading its primary key, else the first.
+      const keys = [...(have.keys ? [have.keys.primaryKey, ...have.keys.unique] : []), ...(want.keys ? [want.keys.primaryKey, ...want.keys.unique] : [])];
+      const leadsPk = (c: string): number => (want.keys?.primaryKey[0] === c ? 0 : 1);
+      let numbered = have.identity[0];
+      for (const c of [...want.identity].sort((a, b) => leadsPk(a) - leadsPk(b))) {
         const col = types.get(c);
         if (hasDefault.has(c) || !col) continue;
         if (!/int$/.test(col.data)) p.notKept.push(`numbering of ${c}: the column is ${col.type} here (AUTO_INCREMENT needs an integer type)`);
-        // AUTO_INCREMENT goes on after the rows' highest value by itself (a table copy: the one way MariaDB adds it).
-        else p.columns.push(`ALTER TABLE ${t} MODIFY ${q(c)} ${col.type} NOT NULL AUTO_INCREMENT`);
+        else if (numbered !== undefined) p.notKept.push(`numbering of ${c}: AUTO_INCREMENT numbers one column of a table (${numbered} here)`);
+        else if (!keys.some((k) => k[0] === c)) p.notKept.push(`numbering of ${c}: AUTO_INCREMENT numbers only a column that leads a key`);
+        else {
+          numbered = c;
+          // AUTO_INCREMENT goes on after the rows' highest value by itself (a table copy: the one way MariaDB adds it).
+          p.columns.push(`ALTER TABLE ${t} MODIFY ${q(c)} ${col.type} NOT NULL AUTO_INCREMENT`);
+        }
       }
       return p;
     },

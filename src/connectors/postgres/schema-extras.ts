@@ -1,6 +1,6 @@
 import { foreignKeysToAdd, portableDefault, refAction, translateCheck, renderDefault, type ExtrasPlan, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
 import { splitTableName } from '../sql/identifiers.js';
-import type { SqlConnection } from '../sql/types.js';
+import type { ColumnInfo, SqlConnection } from '../sql/types.js';
 import { PostgresDialect } from './dialect.js';
 
 const dialect = new PostgresDialect();
@@ -63,11 +63,11 @@ export const pgSchemaExtras: SchemaExtras = {
     return x;
   },
 
-  async plan(conn: SqlConnection, table: string, want: TableExtras, have: TableExtras, target: TargetName): Promise<ExtrasPlan> {
+  async plan(conn: SqlConnection, table: string, want: TableExtras, have: TableExtras, target: TargetName, created?: ColumnInfo[]): Promise<ExtrasPlan> {
     const t = qt(table);
     const base = splitTableName(table, 63).pop()!;
     const same = want.kind === 'postgres';
-    const types = new Map((await conn.query(`SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`, [t])).rows.map(([n, ty]) => [String(n), String(ty)]));
+    const types = created ? new Map(created.map((c) => [c.name, c.dbType])) : new Map((await conn.query(`SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`, [t])).rows.map(([n, ty]) => [String(n), String(ty)]));
     const p: ExtrasPlan = { columns: [], keys: [], indexes: [], constraints: [], notKept: [...want.unread], names: [] };
     // Keys a migration created the table without (Dialect.keysAfterLoad): one index build each after the rows, not one insert per row.
     const sameSet = (a: string[], b: string[]): boolean => a.length === b.length && [...a].sort().join('\0') === [...b].sort().join('\0');

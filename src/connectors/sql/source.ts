@@ -2,7 +2,6 @@ import type { CheckpointStore } from '../../checkpoint/envelope.js';
 import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, configError } from '../../core/errors.js';
 import type { DescribedTable, PlanItem, PoolStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
-import type { SourceColumn } from './values/bind.js';
 import { sleep } from '../../core/wakeup.js';
 import { sourceCheckpointStore } from './position/checkpoint-store.js';
 import type { Database } from './database.js';
@@ -17,6 +16,7 @@ import type { Reader } from './read/reader.js';
 import { parseKeyRange, parsePartition, partitionedDb, partPredicate, rangePredicate } from './read/partition.js';
 import { RowMessages } from './read/rows.js';
 import { INTEGER_TYPES, isQueueShape, type TableInfo } from './types.js';
+import { describedOf } from './typed-target.js';
 
 /** The database consumer: picks a read strategy from the fields (decisions §3) and polls it. */
 export class SqlSource implements Source {
@@ -176,14 +176,8 @@ export class SqlSource implements Source {
 
   async describeTable(profile = false): Promise<DescribedTable | undefined> {
     if (!this.info || isQueueShape(this.info) || this.ep.fields.select_query !== undefined) return undefined;
-    const d = this.db.dialect;
-    const profiles = profile ? await d.profileColumns({ query: (s, p) => this.db.query(s, p) }, this.table, this.info.columns) : undefined;
-    const columns = this.info.columns.map((c, i) => {
-      const detail: SourceColumn & { profile?: Record<string, number | string> } = { col: c, type: c.type, loose: this.db.driver.loose, kind: this.ep.kind, binder: d.binder };
-      if (profiles?.[i]) detail.profile = profiles[i];
-      return { name: c.name, type: c.type, dbType: c.dbType, kind: this.ep.kind, nullable: c.nullable, detail };
-    });
-    return { columns, primaryKey: this.info.primaryKey, unique: this.info.uniqueSets, detail: this.info };
+    const profiles = profile ? await this.db.dialect.profileColumns({ query: (s, p) => this.db.query(s, p) }, this.table, this.info.columns) : undefined;
+    return describedOf(this.info, this.ep.kind, this.db, profiles);
   }
 
   checkpoint(): string | undefined {

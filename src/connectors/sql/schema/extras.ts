@@ -1,4 +1,4 @@
-import type { SqlConnection } from '../types.js';
+import type { ColumnInfo, SqlConnection } from '../types.js';
 
 /**
  * What typed creation leaves out of a migrated table and the migration's last step adds after the
@@ -115,8 +115,11 @@ export interface SchemaExtras {
   keysAfterLoad: boolean;
   /** The table's extras as this kind's catalog holds them. `table`: as written in the route (`schema.name` or `name`). */
   read(conn: SqlConnection, table: string): Promise<TableExtras>;
-  /** The statements that add `want` (read from a table of kind want.kind) to `table`, which holds `have` now. */
-  plan(conn: SqlConnection, table: string, want: TableExtras, have: TableExtras, target: TargetName): Promise<ExtrasPlan>;
+  /**
+   * The statements that add `want` (read from a table of kind want.kind) to `table`, which holds
+   * `have` now; `created`: the columns a dry run's table would be created with (it is not there).
+   */
+  plan(conn: SqlConnection, table: string, want: TableExtras, have: TableExtras, target: TargetName, created?: ColumnInfo[]): Promise<ExtrasPlan>;
 }
 
 const NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;

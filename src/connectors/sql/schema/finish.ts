@@ -1,6 +1,7 @@
 import type { Endpoint } from '../../../config/endpoint.js';
 import { loadKind } from '../kind.js';
 import { openDatabase } from '../open-database.js';
+import { typedColumns } from '../typed-target.js';
 import type { Database } from '../database.js';
 import { foreignNames, type ExtrasPlan, type SchemaExtras, type TableExtras } from './extras.js';
 import { atOnce, Jobs } from './jobs.js';
@@ -124,11 +125,23 @@ export class SchemaFinisher {
 
   private async plan(t: MigratedTable, say: boolean): Promise<Planned | undefined> {
     const [src, dst, from, to] = [this.source!.db, this.sink!.db, this.from!, this.to!];
-    const want = await src.withConnection(async (c) => withKeys(await from.read(c, t.source), await src.dialect.introspect(c, t.source)));
+    const [want, srcInfo] = await src.withConnection(async (c) => {
+      const info = await src.dialect.introspect(c, t.source);
+      return [withKeys(await from.read(c, t.source), info), info] as const;
+    });
     const [have, plan, exists] = await dst.withConnection(async (c) => {
       const info = await dst.dialect.introspect(c, t.target);
       const h = withKeys(await to.read(c, t.target), info);
-      return [h, await to.plan(c, t.target, want, h, (name) => this.byBase.get(name)), info.exists] as const;
+      // A dry run's table is not there: its defaults and numbering are planned against the columns the run
+      // would create it with (a table typed creation refuses is the route's own error to report).
+      const created = info.exists || !this.o.dryRun ? undefined : (() => {
+        try {
+          return typedColumns(dst, t.target, srcInfo, src, this.src.kind);
+        } catch {
+          return undefined;
+        }
+      })();
+      return [h, await to.plan(c, t.target, want, h, (name) => this.byBase.get(name), created), info.exists] as const;
     });
     const other = foreignNames(have, plan);
     if (other.length) {
