@@ -103,6 +103,9 @@ export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
         else if (fresh(iname)) p.indexes.push(`CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX ${q(iname)} ON ${t} (${i.columns.map((c, k) => `${q(c)}${long.includes(c) ? '(255)' : ''}${i.descending?.[k] ? ' DESC' : ''}`).join(', ')})`);
       }
       for (const { f, ref } of foreignKeysToAdd(want, target, p.notKept, fresh)) {
+        // InnoDB checks every foreign key at once and as MATCH SIMPLE.
+        if (f.deferrable) p.notKept.push(`foreign key ${f.name}: DEFERRABLE INITIALLY ${f.deferrable.toUpperCase()} (checked at once here)`);
+        if (f.matchFull) p.notKept.push(`foreign key ${f.name}: MATCH FULL (a key with some columns NULL is not checked here)`);
         const on = f.columns.map((c, k) => `r.${q(f.refColumns[k]!)} = t.${q(c)}`).join(' AND ');
         // Added without the check (no table copy), then the rows are checked by one anti-join: PostgreSQL's NOT VALID + VALIDATE.
         p.constraints.push({

@@ -37,14 +37,18 @@ export const pgSchemaExtras: SchemaExtras = {
       x.indexes.push({ name: String(name), unique: yes(unique), own, ...(am !== 'btree' ? { method: String(am) } : {}), ...(yes(plain) && columns.length ? { columns, descending: JSON.parse(String(desc)) as boolean[] } : {}) });
     }
     const fks = await conn.query(
-      `SELECT k.conname, f.relname, k.confupdtype::text, k.confdeltype::text,
+      `SELECT k.conname, f.relname, k.confupdtype::text, k.confdeltype::text, k.condeferrable::text, k.condeferred::text, k.confmatchtype::text,
               (SELECT json_agg(a.attname ORDER BY n) FROM unnest(k.conkey) WITH ORDINALITY u(attnum, n) JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.attnum)::text,
               (SELECT json_agg(a.attname ORDER BY n) FROM unnest(k.confkey) WITH ORDINALITY u(attnum, n) JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.attnum)::text
          FROM pg_constraint k JOIN pg_class f ON f.oid = k.confrelid WHERE k.conrelid = to_regclass($1) AND k.contype = 'f' ORDER BY k.conname`,
       [reg],
     );
-    for (const [name, ref, upd, del, cols, refCols] of fks.rows)
-      x.foreignKeys.push({ name: String(name), refTable: String(ref), columns: names(cols), refColumns: names(refCols), onUpdate: refAction(upd), onDelete: refAction(del) });
+    for (const [name, ref, upd, del, deferrable, deferred, match, cols, refCols] of fks.rows)
+      x.foreignKeys.push({
+        name: String(name), refTable: String(ref), columns: names(cols), refColumns: names(refCols), onUpdate: refAction(upd), onDelete: refAction(del),
+        ...(yes(deferrable) ? { deferrable: yes(deferred) ? 'deferred' : 'immediate' } : {}), ...(match === 'f' ? { matchFull: true } : {}),
+      });
+    await unreadOf(conn, reg, x.unread);
     const checks = await conn.query(`SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = to_regclass($1) AND contype = 'c' ORDER BY conname`, [reg]);
     for (const [name, def] of checks.rows) x.checks.push({ name: String(name), expr: String(def).replace(/^CHECK /, '').replace(/ NOT VALID$/, '') });
     const defs = await conn.query(
@@ -67,7 +71,11 @@ export const pgSchemaExtras: SchemaExtras = {
     const t = qt(table);
     const base = splitTableName(table, 63).pop()!;
     const same = want.kind === 'postgres';
-    const types = created ? new Map(created.map((c) => [c.name, c.dbType])) : new Map((await conn.query(`SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`, [t])).rows.map(([n, ty]) => [String(n), String(ty)]));
+    const cols = created
+      ? created.map((c) => [c.name, c.dbType, !c.nullable])
+      : (await conn.query(`SELECT attname, format_type(atttypid, atttypmod), attnotnull FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`, [t])).rows;
+    const types = new Map(cols.map(([n, ty]) => [String(n), String(ty)]));
+    const nullable = new Set(cols.filter((r) => !yes(r[2])).map((r) => String(r[0])));
     const p: ExtrasPlan = { columns: [], keys: [], indexes: [], constraints: [], notKept: [...want.unread], names: [] };
     // Keys a migration created the table without (Dialect.keysAfterLoad): one index build each after the rows, not one insert per row.
     const sameSet = (a: string[], b: string[]): boolean => a.length === b.length && [...a].sort().join('\0') === [...b].sort().join('\0');
@@ -88,7 +96,8 @@ export const pgSchemaExtras: SchemaExtras = {
       else if (fresh(name)) p.indexes.push(`CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX ${q(name)} ON ${t} (${i.columns.map((c, k) => `${q(c)}${i.descending?.[k] ? ' DESC' : ''}`).join(', ')})`);
     }
     for (const { f, ref } of foreignKeysToAdd(want, target, p.notKept, fresh)) {
-      const add = `ALTER TABLE ${t} ADD CONSTRAINT ${q(f.name)} FOREIGN KEY (${f.columns.map(q).join(', ')}) REFERENCES ${qt(ref)} (${f.refColumns.map(q).join(', ')}) ON UPDATE ${f.onUpdate} ON DELETE ${f.onDelete} NOT VALID`;
+      const when = f.deferrable ? ` DEFERRABLE INITIALLY ${f.deferrable === 'deferred' ? 'DEFERRED' : 'IMMEDIATE'}` : '';
+      const add = `ALTER TABLE ${t} ADD CONSTRAINT ${q(f.name)} FOREIGN KEY (${f.columns.map(q).join(', ')}) REFERENCES ${qt(ref)} (${f.refColumns.map(q).join(', ')})${f.matchFull ? ' MATCH FULL' : ''} ON UPDATE ${f.onUpdate} ON DELETE ${f.onDelete}${when} NOT VALID`;
       p.constraints.push({ name: f.name, add: [add], validate: `ALTER TABLE ${t} VALIDATE CONSTRAINT ${q(f.name)}` });
     }
     for (const c of want.checks) {
@@ -102,7 +111,7 @@ export const pgSchemaExtras: SchemaExtras = {
       const bool = types.get(d.column) === 'boolean';
       // The current time into a column that is not a time here would be kept in another format than the source's.
       const timeless = d.portable && 'now' in d.portable && !/^(date|timestamp)/.test(types.get(d.column)!);
-      const value = same ? d.expr : d.portable && !timeless && !('number' in d.portable && bool && !/^[01]$/.test(d.portable.number)) ? renderPg(d.portable, bool) : undefined;
+      const value = same ? sameKindDefault(d.expr, types.get(d.column)!) : d.portable && !timeless && !('number' in d.portable && bool && !/^[01]$/.test(d.portable.number)) ? renderPg(d.portable, bool) : undefined;
       if (value === undefined) p.notKept.push(`default of ${d.column}: ${d.expr} (${want.kind} SQL, not translated)`);
       else p.columns.push(`ALTER TABLE ${t} ALTER COLUMN ${q(d.column)} SET DEFAULT ${value}`);
     }
@@ -112,12 +121,42 @@ export const pgSchemaExtras: SchemaExtras = {
         p.notKept.push(`numbering of ${c}: the column is ${types.get(c)!} here (an identity needs an integer type)`);
         continue;
       }
+      // A key's columns are NOT NULL once the keys go on (before this step); another column must be already.
+      if (nullable.has(c) && !want.keys?.primaryKey.includes(c)) {
+        p.notKept.push(`numbering of ${c}: the column allows NULL here (an identity needs NOT NULL)`);
+        continue;
+      }
       // The sequence starts after the copied rows, so the next insert without the column gets a new number.
       p.columns.push(`ALTER TABLE ${t} ALTER COLUMN ${q(c)} ADD GENERATED BY DEFAULT AS IDENTITY; SELECT setval(pg_get_serial_sequence('${t.replace(/'/g, "''")}', '${c.replace(/'/g, "''")}'), COALESCE(max(${q(c)}), 0) + 1, false) FROM ${t}`);
     }
     return p;
   },
 };
+
+/**
+ * A PostgreSQL default on a column typed otherwise here: a literal cast to the source's type (an
+ * enum's `'ok'::mood`, which the target may not have) goes in as the literal, which takes the
+ * column's type; anything else as written.
+ */
+function sameKindDefault(expr: string, type: string): string {
+  const m = /^('(?:[^']|'')*')::(.+)$/.exec(expr);
+  return m && m[2] !== type ? m[1]! : expr;
+}
+
+/** What typed creation and this step leave out of a table, named for the plan: exclusion constraints, partitioning, enum and domain types. */
+async function unreadOf(conn: SqlConnection, reg: string, out: string[]): Promise<void> {
+  const r = await conn.query(
+    `SELECT 'constraint ' || conname || ': ' || pg_get_constraintdef(oid) || ' (not recreated)' FROM pg_constraint WHERE conrelid = to_regclass($1) AND contype = 'x'
+     UNION ALL SELECT 'partitioning: ' || pg_get_partkeydef(to_regclass($1)) || ' (the partitions'' rows are copied into one table)' WHERE pg_get_partkeydef(to_regclass($1)) IS NOT NULL
+     UNION ALL SELECT 'type of ' || a.attname || CASE t.typtype
+         WHEN 'e' THEN ': enum ' || format_type(t.oid, NULL) || ' (' || (SELECT string_agg(enumlabel, ', ' ORDER BY enumsortorder) FROM pg_enum WHERE enumtypid = t.oid) || '), created as text'
+         ELSE ': domain ' || format_type(t.oid, NULL) || ' (' || concat_ws(' ', format_type(t.typbasetype, t.typtypmod), (SELECT string_agg(pg_get_constraintdef(c.oid), ' ') FROM pg_constraint c WHERE c.contypid = t.oid)) || '), created as its base type' END
+       FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+      WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped AND t.typtype IN ('e', 'd')`,
+    [reg],
+  );
+  for (const [line] of r.rows) out.push(String(line));
+}
 
 function renderPg(d: NonNullable<TableExtras['defaults'][number]['portable']>, bool: boolean): string {
   if (bool && 'number' in d) return d.number === '1' ? 'true' : 'false';

@@ -45,6 +45,10 @@ export interface ForeignKeyDef {
   refColumns: string[];
   onDelete: RefAction;
   onUpdate: RefAction;
+  /** Checked at commit (PostgreSQL's DEFERRABLE INITIALLY DEFERRED) or deferrable on demand (INITIALLY IMMEDIATE). */
+  deferrable?: 'deferred' | 'immediate';
+  /** MATCH FULL: a key with some columns NULL is refused unless all are. */
+  matchFull?: boolean;
 }
 
 export interface CheckDef {
