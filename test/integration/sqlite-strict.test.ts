@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridge, tempDir } from '../helpers/bridge.js';
+import { PG_URL, postgres } from '../helpers/databases.js';
 
 /**
  * Reported: an `ANY` column of a STRICT table copied SQLite → SQLite into a table bridge creates
@@ -80,6 +81,24 @@ describe('SQLite STRICT tables copied SQLite → SQLite into a created table', (
       expect(flags(out, 'plain')).toEqual({ strict: 0, wr: 0 });
     } finally {
       out.close();
+    }
+  });
+
+  it('an ANY column into a PostgreSQL text column: numbers and blobs land as text and are counted lossy, text values are not (the run counts what the dry run flags)', async () => {
+    const pg = await postgres();
+    try {
+      await pg.exec('DROP TABLE IF EXISTS any_into_text');
+      const dst = `${PG_URL}?table=any_into_text&columns=auto&auto_create_table=true`;
+      const dry = await bridge(['copy', `sqlite://${srcFile}?table=loose_values`, dst, '--dry-run']);
+      expect(dry.stdout).toMatch(/v ANY → v text .*LOSSY: 1 blob value land as text.*1 integer value.*1 real value/);
+      const r = await bridge(['copy', `sqlite://${srcFile}?table=loose_values`, dst, '--progress', 'plain']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      // 42, x'00ff' and 1.5 change storage class; '42', '1e3', ' 7 ', '0x10' are text already, NULL is NULL.
+      expect(r.stderr).toMatch(/done: 8 rows .*, 3 values converted lossily/);
+      expect((await pg.rows('SELECT id, v FROM any_into_text ORDER BY id')).map((x) => x.v)).toEqual(['42', '1e3', '42', 'AP8=', '1.5', null, ' 7 ', '0x10']);
+    } finally {
+      await pg.exec('DROP TABLE IF EXISTS any_into_text');
+      await pg.close();
     }
   });
 });

@@ -20,6 +20,8 @@ export interface Side {
 export interface Verdict {
   lossy: string[];
   rejects: string[];
+  /** Which values the lossy lines in `lines` concern (SQLite's other storage classes into text); the rest land exactly. */
+  lossyWhen?: { lines: Set<string>; test: (value: unknown) => boolean };
 }
 
 const NUMERIC = new Set<LogicalType>(['int', 'bigint', 'decimal', 'float', 'bool']);
@@ -46,7 +48,7 @@ export function assess(s: Side, d: Side): Verdict {
     if (st !== 'uuid') v.rejects.push('text that is not a UUID');
   } else text(s, d, v);
   if (s.binder.holds.untyped) storageClasses(s, d, v);
-  return { lossy: [...new Set(v.lossy)], rejects: [...new Set(v.rejects)] };
+  return { lossy: [...new Set(v.lossy)], rejects: [...new Set(v.rejects)], ...(v.lossyWhen ? { lossyWhen: v.lossyWhen } : {}) };
 }
 
 function temporal(s: Side, d: Side, v: Verdict): void {
@@ -160,9 +162,15 @@ function storageClasses(s: Side, d: Side, v: Verdict): void {
   const dt = d.col.type;
   const fits = classesFor(dt);
   const intoText = dt === 'text' && !d.col.labels && d.col.maxLength === undefined;
-  const say = (what: string): void => void (intoText ? v.lossy.push(`${what} land as text (numbers as their digits, blobs as base64)`) : v.rejects.push(`${what} (SQLite does not enforce the declared type)`));
+  const say = (what: string): void => {
+    if (!intoText) return void v.rejects.push(`${what} (SQLite does not enforce the declared type)`);
+    const line = `${what} land as text (numbers as their digits, blobs as base64)`;
+    v.lossy.push(line);
+    (v.lossyWhen ??= { lines: new Set(), test: (x) => typeof x !== 'string' }).lines.add(line);
+  };
   if (!s.profile) {
-    const own = s.col.dbType === '' ? undefined : classesFor(s.col.type);
+    // No declared type, or ANY (kept as given in a STRICT table, NUMERIC elsewhere): any storage class.
+    const own = s.col.dbType === '' || s.col.dbType.toUpperCase() === 'ANY' ? undefined : classesFor(s.col.type);
     if (!own || [...own].some((c) => !fits.has(c)) || !intoText) say(own ? `values of another storage class than ${[...fits].join('/')}` : 'values of mixed storage classes');
     return;
   }
@@ -178,4 +186,13 @@ function bitString(s: Side, d: Side, v: Verdict): void {
   else if (dc.maxLength !== undefined && (sc.maxLength === undefined || sc.maxLength > dc.maxLength)) v.rejects.push(`values of more than ${dc.maxLength} bits`);
   else if (fixed && sc.type === 'text' && (sc.maxLength !== dc.maxLength || varyingBits(sc.dbType))) v.rejects.push(`bit strings not exactly ${dc.maxLength} bits long`);
   else if (!fixed && sc.type === 'bytes') v.lossy.push('MySQL BIT values land as whole bytes of bits (BIT(5) b\'00101\' as 00000101)');
+}
+
+const notNull = (value: unknown): boolean => value !== null;
+
+/** Which values of a column a verdict calls lossy, to count them: none, those it names, or every value but NULL. */
+export function lossyValues(v: Verdict): ((value: unknown) => boolean) | undefined {
+  if (v.lossy.length === 0) return undefined;
+  const only = v.lossyWhen && v.lossy.every((l) => v.lossyWhen!.lines.has(l)) ? v.lossyWhen.test : undefined;
+  return only ? (x) => x !== null && only(x) : notNull;
 }

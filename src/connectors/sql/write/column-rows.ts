@@ -1,7 +1,7 @@
 import { configError, rejectedError } from '../../../core/errors.js';
 import type { RawField } from '../../../core/json-fields.js';
 import type { Message } from '../../../core/message.js';
-import { assess } from '../values/assess.js';
+import { assess, lossyValues } from '../values/assess.js';
 import { NEED_FIELD, PASS_THROUGH, Reject, type Binder, type Converter, type NativeConverter } from '../values/bind.js';
 import { RowFields, type RowShape } from '../values/row-fields.js';
 import type { ColumnInfo, TableInfo } from '../types.js';
@@ -22,8 +22,8 @@ interface ShapePlan {
   natives: (NativeConverter | undefined)[];
   /** The same for rows of a message: none that leaves a check to the database (its refusal would not name the field). */
   messageNatives: (NativeConverter | undefined)[];
-  /** Columns whose mapping the dry run calls LOSSY: their values are counted. */
-  lossy: boolean[];
+  /** Columns whose mapping the dry run calls LOSSY: which of their values are counted (undefined: none). */
+  lossy: (((value: unknown) => boolean) | undefined)[];
   /** The target columns of every row of the shape (extra_column last): one array shared by all. */
   cols: ColumnInfo[];
 }
@@ -104,7 +104,7 @@ export class ColumnRows {
         converters: targets.map((t, i) => (t ? b.compile(t, sources[i]) : undefined)),
         natives: targets.map((t, i) => (t ? b.nativeConverter(t, sources[i], { serverChecks: true, rfc3339: shape.rfc3339 }) : undefined)),
         messageNatives: targets.map((t, i) => (t ? b.nativeConverter(t, sources[i], { rfc3339: shape.rfc3339 }) : undefined)),
-        lossy: targets.map((t, i) => t !== undefined && sources[i] !== undefined && assess(sources[i]!, { col: t, binder: b }).lossy.length > 0),
+        lossy: targets.map((t, i) => (t !== undefined && sources[i] !== undefined ? lossyValues(assess(sources[i]!, { col: t, binder: b })) : undefined)),
         cols: [...targets.filter((t): t is ColumnInfo => t !== undefined), ...(this.extra ? [this.extra] : [])],
       };
       this.plans.set(shape, p);
@@ -174,7 +174,7 @@ export class ColumnRows {
     let lossy = 0;
     for (let i = 0; i < row.length; i++) {
       out[i] = this.valueAt(plan, shape, row, i, undefined);
-      if (plan.lossy[i] && row[i] !== null) lossy++;
+      if (plan.lossy[i]?.(row[i])) lossy++;
     }
     return lossy;
   }
@@ -221,7 +221,7 @@ export class ColumnRows {
         continue;
       }
       values.push(this.valueAt(plan, shape, row, i, m));
-      if (plan.lossy[i] && native !== null) lossy++;
+      if (plan.lossy[i]?.(native)) lossy++;
     }
     return this.finish(m, plan.cols, values, extra, dropped, lossy);
   }
