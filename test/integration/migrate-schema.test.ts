@@ -178,6 +178,23 @@ describe('a migration recreates indexes, foreign keys, checks and defaults after
     await pg.exec('DROP SCHEMA mig_odd CASCADE');
   });
 
+  it('MariaDB → MariaDB keeps ON UPDATE current_timestamp and a SPATIAL index (exit 0)', async () => {
+    await my.exec(`DROP DATABASE IF EXISTS mig_my; CREATE DATABASE mig_my;
+      CREATE TABLE mig_my.items (id INT AUTO_INCREMENT PRIMARY KEY, changed DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6), touched TIMESTAMP NULL ON UPDATE CURRENT_TIMESTAMP, v INT);
+      CREATE TABLE mig_my.places (id INT PRIMARY KEY, pt POINT NOT NULL, SPATIAL INDEX sx_pt (pt));
+      INSERT INTO mig_my.items (v) VALUES (1); INSERT INTO mig_my.places VALUES (1, ST_GeomFromText('POINT(1 2)'))`);
+    await my.exec('DROP DATABASE IF EXISTS mig_to; CREATE DATABASE mig_to');
+    const r = await bridge(['copy', `${SERVER}/mig_my?table=*`, `${SERVER}/mig_to?${AUTO}`, '--progress', 'plain']);
+    expect(r.stderr).not.toContain('failed');
+    expect(r.stderr).not.toContain('not kept');
+    expect(r.exitCode).toBe(0);
+    const ddl = async (t: string): Promise<string> => String((await my.rows(`SHOW CREATE TABLE mig_to.${t}`))[0]!['Create Table']);
+    expect(await ddl('items')).toContain('`changed` datetime(6) NOT NULL DEFAULT current_timestamp(6) ON UPDATE current_timestamp(6)');
+    expect(await ddl('items')).toContain('`touched` datetime DEFAULT NULL ON UPDATE current_timestamp()');
+    expect(await ddl('places')).toContain('SPATIAL KEY `sx_pt` (`pt`)');
+    await my.exec('DROP DATABASE mig_my');
+  });
+
   it('a foreign key the copied rows break: PostgreSQL leaves it NOT VALID, MariaDB takes it away; both say so and exit 4', async () => {
     await pg.exec(`CREATE TABLE mig_shop.notes (id int PRIMARY KEY, order_id bigint)`);
     await pg.exec(`ALTER TABLE mig_shop.notes ADD CONSTRAINT notes_order FOREIGN KEY (order_id) REFERENCES mig_shop.orders(id) NOT VALID`);

@@ -36,7 +36,8 @@ export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
         const type = String(cols[0]![4]);
         const method = type === 'FULLTEXT' || type === 'SPATIAL' ? type : undefined;
         const expr = cols.some((c) => c[1] === null);
-        const list = cols.map((c) => `${q(String(c[1]))}${c[2] !== null ? `(${String(c[2])})` : ''}${c[3] === 'D' ? ' DESC' : ''}`).join(', ');
+        // A SPATIAL index's SUB_PART (32) is not a prefix CREATE INDEX takes.
+        const list = cols.map((c) => `${q(String(c[1]))}${c[2] !== null && !method ? `(${String(c[2])})` : ''}${c[3] === 'D' ? ' DESC' : ''}`).join(', ');
         x.indexes.push({
           name: iname,
           unique: false,
@@ -66,7 +67,11 @@ export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
         const e = String(extra ?? '');
         if (/auto_increment/i.test(e)) x.identity.push(String(col));
         if (/GENERATED/i.test(e) && !/DEFAULT_GENERATED/i.test(e)) continue;
-        if (/on update/i.test(e)) x.unread.push(`${String(col)}: ${e.replace(/DEFAULT_GENERATED\s*/i, '')} (kept only by MariaDB/MySQL)`);
+        const onUpdate = /on update (.+)$/i.exec(e)?.[1];
+        if (onUpdate) {
+          x.unread.push(`${String(col)}: ${e.replace(/DEFAULT_GENERATED\s*/i, '')} (kept only by MariaDB/MySQL)`);
+          (x.onUpdate ??= {})[String(col)] = onUpdate;
+        }
         if (def === null || def === undefined || /^null$/i.test(String(def))) continue;
         // MariaDB quotes literal strings in COLUMN_DEFAULT; MySQL gives them bare (expressions are marked DEFAULT_GENERATED).
         const text = kind === 'mysql' && !/DEFAULT_GENERATED/i.test(e) && !NUMERIC.test(String(dataType)) ? `'${String(def).replace(/'/g, "''")}'` : String(def);
@@ -122,6 +127,14 @@ export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
         else if (fresh(c.name)) p.constraints.push({ name: c.name, add: [`ALTER TABLE ${t} ADD CONSTRAINT ${q(c.name)} CHECK (${expr})`] });
       }
       const hasDefault = new Set([...have.defaults.map((d) => d.column), ...have.identity]);
+      // ON UPDATE goes on with the column's whole definition (MODIFY), its default with it.
+      const onUpdate = same ? Object.entries(want.onUpdate ?? {}).filter(([c]) => types.has(c) && !hasDefault.has(c) && !have.onUpdate?.[c]) : [];
+      for (const [c, expr] of onUpdate) {
+        const col = types.get(c)!;
+        const d = want.defaults.find((x) => x.column === c);
+        p.columns.push(`ALTER TABLE ${t} MODIFY ${q(c)} ${col.type}${col.nullable ? ' NULL' : ' NOT NULL'}${d ? ` DEFAULT ${d.expr}` : ''} ON UPDATE ${expr}`);
+        hasDefault.add(c);
+      }
       for (const d of want.defaults) {
         const col = types.get(d.column);
         if (hasDefault.has(d.column) || !col) continue;

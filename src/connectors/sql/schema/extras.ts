@@ -13,6 +13,8 @@ export interface TableExtras {
   foreignKeys: ForeignKeyDef[];
   checks: CheckDef[];
   defaults: DefaultDef[];
+  /** MariaDB/MySQL: a column's ON UPDATE expression (`current_timestamp(6)`), kept by that family alone. */
+  onUpdate?: Record<string, string>;
   /** Columns that number themselves (identity, serial, AUTO_INCREMENT, SQLite's INTEGER PRIMARY KEY). */
   identity: string[];
   /** What was there but cannot be read portably (told in the plan as not kept). */
