@@ -59,6 +59,14 @@ export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
         f.refColumns.push(String(refCol));
       }
       x.checks = await readChecks(conn, schema, name);
+      // Typed creation makes text case- and accent-sensitive (utf8mb4_bin, PostgreSQL and SQLite text): a collation that is not is named.
+      const coll = await conn.query(
+        `SELECT COLLATION_NAME, GROUP_CONCAT(COLUMN_NAME ORDER BY ORDINAL_POSITION SEPARATOR ', ') FROM information_schema.COLUMNS
+          WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND COLLATION_NAME IS NOT NULL AND COLLATION_NAME NOT LIKE '%\\_bin' GROUP BY COLLATION_NAME ORDER BY COLLATION_NAME`,
+        [schema, name],
+      );
+      for (const [c, list] of coll.rows) x.unread.push(`collation ${String(c)} of ${String(list)}: compared case- and accent-sensitively here, in unique keys too`);
+      x.lost = [...x.unread];
       const cols = await conn.query(
         `SELECT COLUMN_NAME, COLUMN_DEFAULT, EXTRA, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
         [schema, name],
@@ -89,7 +97,7 @@ export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
         ? created.map((c) => [c.name, c.dbType, /^[a-z]+\d*/.exec(c.dbType.toLowerCase())?.[0] ?? '', c.nullable ? 'YES' : 'NO'])
         : (await conn.query(`SELECT COLUMN_NAME, COLUMN_TYPE, DATA_TYPE, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?`, [schema, name])).rows;
       const types = new Map(rows.map(([n, ct, dt, nl]) => [String(n), { type: String(ct), data: String(dt), nullable: nl === 'YES' }]));
-      const p: ExtrasPlan = { columns: [], keys: [], indexes: [], constraints: [], notKept: same ? [] : [...want.unread], names: [] };
+      const p: ExtrasPlan = { columns: [], keys: [], indexes: [], constraints: [], notKept: same ? [...(want.lost ?? [])] : [...want.unread], names: [] };
       const haveNames = new Set([...have.indexes.map((i) => i.name), ...have.foreignKeys.map((f) => f.name), ...have.checks.map((c) => c.name)]);
       const fresh = (n: string): boolean => (p.names.push(n), !haveNames.has(n));
       for (const i of want.indexes) {

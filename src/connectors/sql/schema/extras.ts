@@ -13,6 +13,8 @@ export interface TableExtras {
   foreignKeys: ForeignKeyDef[];
   checks: CheckDef[];
   defaults: DefaultDef[];
+  /** Of `unread`, what a target of the source's own kind does not keep either (MariaDB/MySQL collations other than binary). */
+  lost?: string[];
   /** MariaDB/MySQL: a column's ON UPDATE expression (`current_timestamp(6)`), kept by that family alone. */
   onUpdate?: Record<string, string>;
   /** Columns that number themselves (identity, serial, AUTO_INCREMENT, SQLite's INTEGER PRIMARY KEY). */
