@@ -152,7 +152,10 @@ async function unreadOf(conn: SqlConnection, reg: string, out: string[]): Promis
          WHEN 'e' THEN ': enum ' || format_type(t.oid, NULL) || ' (' || (SELECT string_agg(enumlabel, ', ' ORDER BY enumsortorder) FROM pg_enum WHERE enumtypid = t.oid) || '), created as text'
          ELSE ': domain ' || format_type(t.oid, NULL) || ' (' || concat_ws(' ', format_type(t.typbasetype, t.typtypmod), (SELECT string_agg(pg_get_constraintdef(c.oid), ' ') FROM pg_constraint c WHERE c.contypid = t.oid)) || '), created as its base type' END
        FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
-      WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped AND t.typtype IN ('e', 'd')`,
+      WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped AND t.typtype IN ('e', 'd')
+     UNION ALL SELECT 'collation ' || c.collname || ' of ' || string_agg(a.attname, ', ' ORDER BY a.attnum) || ': created with the database''s default collation'
+       FROM pg_attribute a JOIN pg_collation c ON c.oid = a.attcollation JOIN pg_type t ON t.oid = a.atttypid
+      WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped AND a.attcollation <> t.typcollation GROUP BY c.collname`,
     [reg],
   );
   for (const [line] of r.rows) out.push(String(line));
