@@ -139,7 +139,8 @@ export const pgSchemaExtras: SchemaExtras = {
  * column's type; anything else as written.
  */
 function sameKindDefault(expr: string, type: string): string {
-  const m = /^('(?:[^']|'')*')::(.+)$/.exec(expr);
+  // The whole default is the literal and one cast to a type name (`'5'::integer * 2` is not).
+  const m = /^('(?:[^']|'')*')::([a-z_"][\w ."]*(?:\(\d+(?:,\d+)?\))?(?:\[\])*)$/i.exec(expr);
   return m && m[2] !== type ? m[1]! : expr;
 }
 
