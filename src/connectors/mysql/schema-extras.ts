@@ -65,8 +65,8 @@ export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
           WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND COLLATION_NAME IS NOT NULL AND COLLATION_NAME NOT LIKE '%\\_bin' GROUP BY COLLATION_NAME ORDER BY COLLATION_NAME`,
         [schema, name],
       );
-      for (const [c, list] of coll.rows) x.unread.push(`collation ${String(c)} of ${String(list)}: compared case- and accent-sensitively here, in unique keys too`);
-      x.lost = [...x.unread];
+      x.lost = coll.rows.map(([c, list]) => `collation ${String(c)} of ${String(list)}: compared case- and accent-sensitively here, in unique keys too`);
+      x.unread.push(...x.lost);
       const cols = await conn.query(
         `SELECT COLUMN_NAME, COLUMN_DEFAULT, EXTRA, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
         [schema, name],

@@ -19,8 +19,13 @@ export function describedOf(info: TableInfo, kind: string, db: Database, profile
 /**
  * The columns a migration creates `target` with from a table of `source` (typed creation, keys
  * after the load): what a dry run plans the table's defaults and numbering against before the
- * table exists, so it names what the run will add and what it cannot keep.
+ * table exists, so it names what the run will add and what it cannot keep. Undefined when typed
+ * creation refuses the table: the route reports that itself.
  */
-export function typedColumns(target: Database, table: string, info: TableInfo, source: Database, kind: string): ColumnInfo[] {
-  return typedTable(target.dialect, table, describedOf(info, kind, source), kind, true).info.columns;
+export function typedColumns(target: Database, table: string, info: TableInfo, source: Database, kind: string): ColumnInfo[] | undefined {
+  try {
+    return typedTable(target.dialect, table, describedOf(info, kind, source), kind, true).info.columns;
+  } catch {
+    return undefined;
+  }
 }

@@ -132,15 +132,8 @@ export class SchemaFinisher {
     const [have, plan, exists] = await dst.withConnection(async (c) => {
       const info = await dst.dialect.introspect(c, t.target);
       const h = withKeys(await to.read(c, t.target), info);
-      // A dry run's table is not there: its defaults and numbering are planned against the columns the run
-      // would create it with (a table typed creation refuses is the route's own error to report).
-      const created = info.exists || !this.o.dryRun ? undefined : (() => {
-        try {
-          return typedColumns(dst, t.target, srcInfo, src, this.src.kind);
-        } catch {
-          return undefined;
-        }
-      })();
+      // A dry run's table is not there: its defaults and numbering are planned against the columns the run would create it with.
+      const created = info.exists || !this.o.dryRun ? undefined : typedColumns(dst, t.target, srcInfo, src, this.src.kind);
       return [h, await to.plan(c, t.target, want, h, (name) => this.byBase.get(name), created), info.exists] as const;
     });
     const other = foreignNames(have, plan);

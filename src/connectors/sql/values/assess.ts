@@ -20,8 +20,8 @@ export interface Side {
 export interface Verdict {
   lossy: string[];
   rejects: string[];
-  /** Which values the lossy lines in `lines` concern (SQLite's other storage classes into text); the rest land exactly. */
-  lossyWhen?: { lines: Set<string>; test: (value: unknown) => boolean };
+  /** Set when every lossy line concerns some values only (SQLite's other storage classes into text): which; the rest land exactly. */
+  lossyWhen?: (value: unknown) => boolean;
 }
 
 const NUMERIC = new Set<LogicalType>(['int', 'bigint', 'decimal', 'float', 'bool']);
@@ -162,12 +162,9 @@ function storageClasses(s: Side, d: Side, v: Verdict): void {
   const dt = d.col.type;
   const fits = classesFor(dt);
   const intoText = dt === 'text' && !d.col.labels && d.col.maxLength === undefined;
-  const say = (what: string): void => {
-    if (!intoText) return void v.rejects.push(`${what} (SQLite does not enforce the declared type)`);
-    const line = `${what} land as text (numbers as their digits, blobs as base64)`;
-    v.lossy.push(line);
-    (v.lossyWhen ??= { lines: new Set(), test: (x) => typeof x !== 'string' }).lines.add(line);
-  };
+  // Run last (assess): with no other loss before it, only the values it names are lossy.
+  if (intoText && v.lossy.length === 0) v.lossyWhen = (x) => typeof x !== 'string';
+  const say = (what: string): void => void (intoText ? v.lossy.push(`${what} land as text (numbers as their digits, blobs as base64)`) : v.rejects.push(`${what} (SQLite does not enforce the declared type)`));
   if (!s.profile) {
     // No declared type, or ANY (kept as given in a STRICT table, NUMERIC elsewhere): any storage class.
     const own = s.col.dbType === '' || s.col.dbType.toUpperCase() === 'ANY' ? undefined : classesFor(s.col.type);
@@ -193,6 +190,6 @@ const notNull = (value: unknown): boolean => value !== null;
 /** Which values of a column a verdict calls lossy, to count them: none, those it names, or every value but NULL. */
 export function lossyValues(v: Verdict): ((value: unknown) => boolean) | undefined {
   if (v.lossy.length === 0) return undefined;
-  const only = v.lossyWhen && v.lossy.every((l) => v.lossyWhen!.lines.has(l)) ? v.lossyWhen.test : undefined;
+  const only = v.lossyWhen;
   return only ? (x) => x !== null && only(x) : notNull;
 }
