@@ -9,6 +9,7 @@ import { changeRouter } from './change-routes.js';
 import { guaranteeOf } from './guarantee.js';
 import { StatsHub } from '../stats/hub.js';
 import type { Reporter, Summary } from '../ui/reporter.js';
+import { holdsTransactions } from '../connectors/sql/write/held-writes.js';
 
 export interface RouteArgs {
   command: RunMode;
@@ -105,6 +106,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
     source = await createSource(src);
     sink = changeRouter(a, src, dst, source) ?? (await createSink(dst));
     if (dst.spec.name === 'database') source.sendSchemaChanges?.();
+    if (dst.spec.name === 'database' && sink.writeHeld && holdsTransactions(dst)) source.sendInProgress?.();
     const warn = (t: string): void => hub.warn(t);
     if (!a.dryRun) sink.prepare?.(warn);
     const info = (t: string): void => hub.info(t);

@@ -1,7 +1,8 @@
 import type { KindDriver } from './sql/kind.js';
 
 /** What a kind can do beyond the common fields; a field that needs a capability is refused elsewhere. */
-export type Capability = 'tls' | 'bulk_copy' | 'change_capture' | 'timestamps' | 'select_query';
+/** held_transactions: a mirror may hold a transaction open beside its other writes (MVCC row locks), see SqlSink.writeHeld. */
+export type Capability = 'tls' | 'bulk_copy' | 'change_capture' | 'timestamps' | 'select_query' | 'held_transactions';
 
 export interface KindEntry {
   /** URL schemes naming this kind. */
@@ -19,7 +20,7 @@ export interface KindEntry {
  * KindDriver, and one line here. Loading this module loads no driver.
  */
 export const DATABASE_KINDS: Readonly<Record<string, KindEntry>> = {
-  postgres: { schemes: ['postgres', 'postgresql'], capabilities: ['tls', 'bulk_copy', 'change_capture', 'timestamps', 'select_query'], server: true, batchPlaceholder: '$1', load: async () => (await import('./postgres/index.js')).postgresKind },
+  postgres: { schemes: ['postgres', 'postgresql'], capabilities: ['tls', 'bulk_copy', 'change_capture', 'timestamps', 'select_query', 'held_transactions'], server: true, batchPlaceholder: '$1', load: async () => (await import('./postgres/index.js')).postgresKind },
   mysql: { schemes: ['mysql'], capabilities: ['tls'], server: true, load: async () => (await import('./mysql/index.js')).mysqlKind('mysql') },
   mariadb: { schemes: ['mariadb'], capabilities: ['tls'], server: true, load: async () => (await import('./mysql/index.js')).mysqlKind('mariadb') },
   sqlite: { schemes: ['sqlite'], capabilities: [], server: false, load: async () => (await import('./sqlite/index.js')).sqliteKind },

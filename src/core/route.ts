@@ -59,6 +59,22 @@ export interface SourceBatch {
   ackRetryable?: boolean;
   /** Called when the batch will not be delivered (stop, fatal error): give back leases and locks. */
   release?(): Promise<void>;
+  /** A part of a source transaction that has not committed yet (see HeldPart): written by Sink.writeHeld. */
+  held?: HeldPart;
+}
+
+/**
+ * A part of a source transaction streamed while it is still in progress (a large one, so that its
+ * apply overlaps the source's work on it): the sink applies it into one transaction it holds open
+ * for `tx`, and commits that with the part that has `end: 'commit'` (and the batch's position), or
+ * rolls it back at `end: 'abort'`. A failed part is given to the batch's `fail`: the source then
+ * reads the transaction again, whole, once it has committed.
+ */
+export interface HeldPart {
+  tx: string;
+  end?: 'commit' | 'abort';
+  /** On the part that commits: the messages of all its parts (counted as written only then). */
+  count?: number;
 }
 
 /** Pool figures of one side, for the progress view. */
@@ -149,6 +165,8 @@ export interface Source {
   describeTable?(profile?: boolean, table?: string): Promise<DescribedTable | undefined>;
   /** Called before open when the sink is a database: column changes of a captured table come as schema messages (see core/schema-change.ts). */
   sendSchemaChanges?(): void;
+  /** Called before open when the sink holds transactions open (Sink.writeHeld): large transactions may come in parts before they commit (SourceBatch.held). */
+  sendInProgress?(): void;
   /** The tables a change-capture endpoint streams (bridge.table of its messages): each goes into the sink table of its name. */
   capturedTables?(): string[] | undefined;
   /** Called once the whole route is ready (sink open): a listener starts answering only then. */

@@ -1,6 +1,6 @@
 import type { Message } from './message.js';
 import type { RowSet } from './row-set.js';
-import type { CommitPosition, DescribedColumn, DescribedTable, PlanItem, PoolStats, RunMode, SinkPositions } from './route.js';
+import type { CommitPosition, HeldPart, DescribedColumn, DescribedTable, PlanItem, PoolStats, RunMode, SinkPositions } from './route.js';
 
 export interface SinkContext {
   mode: RunMode;
@@ -51,6 +51,8 @@ export interface Sink {
   writeRows?(rows: RowSet, commit?: CommitPosition): Promise<boolean>;
   /** Commits a position alone: a batch without rows, or one written in parts (dead letters isolated). */
   savePosition?(commit: CommitPosition): Promise<void>;
+  /** Applies a part of a source transaction in progress into a transaction held open for it (HeldPart); fails rather than retries. */
+  writeHeld?(messages: Message[], part: HeldPart, commit?: CommitPosition): Promise<void>;
   /**
    * True when the sink writes the source's rows without touching a value (same columns, same
    * types, appends): a batch then costs its bytes only, and the route reads the source's large

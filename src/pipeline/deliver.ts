@@ -37,6 +37,11 @@ export async function deliverBatch(batch: SourceBatch, o: DeliverOptions): Promi
   const rows = batch.rows;
   // A sink that keeps positions commits the batch's with its rows (exactly once).
   const commit = o.sink.savePosition ? batch.commit : undefined;
+  // A part of a transaction in progress goes into the one the sink holds for it, not retried: on a failure the source reads that transaction again, whole (batch.fail).
+  if (batch.held) {
+    await o.sink.writeHeld!(batch.messages, batch.held, commit);
+    return { replies: undefined, dead: 0 };
+  }
   if (rows && rows.count > 0 && o.sink.writeRows) {
     try {
       if (await withRetry(() => o.sink.writeRows!(rows, commit), o.retry)) return { replies: undefined, dead: 0 };

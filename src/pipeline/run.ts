@@ -134,6 +134,8 @@ export async function runRoute(o: RunOptions): Promise<RunResult> {
     isStop: (e) => e instanceof StoppedWhileRetrying,
     full: () => sink.flush?.(true),
     written(batch, delivered) {
+      // A transaction in progress is written when its commit lands (its parts may yet be rolled back).
+      if (batch.held) delivered = batch.held.end === 'commit' ? (batch.held.count ?? 0) : 0;
       written += delivered;
       stats.rowsWritten += delivered;
       if (countOf(batch)) stats.batches++;

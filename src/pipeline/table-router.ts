@@ -1,6 +1,6 @@
 import { configError } from '../core/errors.js';
 import type { Message } from '../core/message.js';
-import type { CommitPosition, DescribedColumn, DescribedTable, PlanItem, PoolStats, Reply, Sink, SinkContext, SinkPositions } from '../core/route.js';
+import type { CommitPosition, DescribedColumn, DescribedTable, HeldPart, PlanItem, PoolStats, Reply, Sink, SinkContext, SinkPositions } from '../core/route.js';
 
 /** The sink of one source table, and that table as the source describes it. */
 export interface RoutedSink {
@@ -78,12 +78,35 @@ export class TableRouterSink implements Sink {
     return out;
   }
 
-  async write(messages: Message[], commit?: CommitPosition): Promise<Reply[] | void> {
-    // A table the source began capturing while it ran (tables=*, created since): its sink is made now.
+  /** A table the source began capturing while it ran (tables=*, created since): its sink is made now. */
+  private async addNew(messages: Message[]): Promise<void> {
     for (const m of messages) {
       const t = m.metadata?.['bridge.table'];
       if (typeof t === 'string' && !this.sinks.has(t) && this.tables().includes(t)) await this.add(t);
     }
+  }
+
+  /**
+   * A part of a source transaction in progress: each table's run into what its sink holds; the end
+   * (commit, with the position when one table is captured, or abort) goes to every table's sink. On
+   * a failure every sink rolls back what it holds, so none keeps locks the transaction read again
+   * would wait for.
+   */
+  async writeHeld(messages: Message[], part: HeldPart, commit?: CommitPosition): Promise<void> {
+    await this.addNew(messages);
+    const sinks = [...this.sinks.values()].map((r) => r.sink);
+    try {
+      const runs = this.runs(messages);
+      for (const run of runs) await run.sink.writeHeld!(runs.length === 1 ? messages : messages.slice(run.from, run.to), { tx: part.tx });
+      if (part.end) for (const sink of sinks) await sink.writeHeld!([], part, commit);
+    } catch (e) {
+      for (const sink of sinks) await sink.writeHeld!([], { tx: part.tx, end: 'abort' }).catch(() => {});
+      throw e;
+    }
+  }
+
+  async write(messages: Message[], commit?: CommitPosition): Promise<Reply[] | void> {
+    await this.addNew(messages);
     const replies: Reply[] = new Array<Reply>(messages.length);
     // A position is only given with one table captured (positions()): one run, one sink.
     const runs = this.runs(messages);

@@ -1,5 +1,6 @@
 import { Message, type Metadata } from '../../core/message.js';
-import { diffColumns, schemaMessage, type SchemaShape, type StreamColumn } from '../../core/schema-change.js';
+import type { SchemaShape } from '../../core/schema-change.js';
+import { columnsKey, ShapeWatch } from './cdc-shapes.js';
 import { rowRenderer, type RenderColumn, type RenderOptions } from '../sql/values/render.js';
 import { RowFields, RowShape } from '../sql/values/row-fields.js';
 import { postgresKind } from './index.js';
@@ -27,9 +28,8 @@ export class ChangeAssembler {
   private txIndex = 0;
   private txLsnText = '';
 
-  /** Each captured table's columns as the stream last showed them (names, type oid:typmod), and with their numbers once known. */
-  private readonly seen = new Map<string, string>();
-  private readonly resolved = new Map<string, Promise<StreamColumn[]>>();
+  /** Given when the sink keeps a mirror's columns in step (a database): relation changes become schema messages. */
+  readonly shapesSeen: ShapeWatch | undefined;
   /** `schema.name` and bare `name` → the table's name as listed (bridge.table). */
   private readonly listed = new Map<string, string>();
 
@@ -40,9 +40,10 @@ export class ChangeAssembler {
     /** The operations that become messages (the field `operations`); the others are skipped. */
     private readonly operations: ReadonlySet<string> = new Set(['insert', 'update', 'delete', 'truncate']),
     /** Given when the sink keeps a mirror's columns in step (a database): relation changes become schema messages. */
-    private readonly describeRelation?: (relation: Relation) => Promise<{ table: SchemaShape['table']; attnums: number[] }>,
+    describeRelation?: (relation: Relation) => Promise<{ table: SchemaShape['table']; attnums: number[] }>,
   ) {
     for (const t of tables) this.listed.set(t, t);
+    this.shapesSeen = describeRelation && new ShapeWatch(describeRelation);
   }
 
   private resume: { end: bigint; partialTx: string; partialCount: number } | undefined;
@@ -68,6 +69,35 @@ export class ChangeAssembler {
     return part;
   }
 
+  /**
+   * A stream block of transaction `xid`, in progress (protocol 2): its changes are named by the xid
+   * (its commit is not known yet) from place `index` on, and never skipped by a resume (see push).
+   */
+  enterBlock(xid: number, index: number): void {
+    this.startTx(0xffffffffffffffffn, `xid${xid}`, index);
+  }
+
+  private startTx(lsn: bigint, text: string, index: number): void {
+    this.openTx = [];
+    this.txLsn = lsn;
+    this.txLsnText = text;
+    this.txIndex = index;
+  }
+
+  /** The block's changes not yet taken; the place of its next change. */
+  leaveBlock(): { items: Item[]; index: number } {
+    const items = this.takeOpen();
+    this.openTx = undefined;
+    return { items, index: this.txIndex };
+  }
+
+  /** A relation message inside a stream block that changes what is known of a table: its columns changed within the transaction in progress. */
+  relationChanged(rel: Relation): boolean {
+    const before = this.relations.get(rel.id);
+    const table = this.listed.get(`${rel.schema}.${rel.name}`) ?? this.listed.get(rel.name);
+    return (before !== undefined && columnsKey(before) !== columnsKey(rel)) || (table !== undefined && this.shapesSeen?.changed(table, rel) === true);
+  }
+
   reset(): void {
     this.relations.clear();
     this.known.clear();
@@ -79,11 +109,7 @@ export class ChangeAssembler {
   onMessage(msg: PgOutputMessage, walStart: bigint): Item[] | undefined {
     switch (msg.tag) {
       case 'begin':
-        this.openTx = [];
-        this.txLsn = msg.finalLsn;
-        this.txLsnText = formatLsn(msg.finalLsn);
-        this.txIndex = 0;
-        return undefined;
+        return void this.startTx(msg.finalLsn, formatLsn(msg.finalLsn), 0);
       case 'relation':
         this.relations.set(msg.relation.id, msg.relation);
         this.known.delete(msg.relation.id);
@@ -114,32 +140,12 @@ export class ChangeAssembler {
     }
   }
 
-  /** The table's columns at the stream's start, with their numbers (see seedShapes). */
-  seedShape(table: string, cols: StreamColumn[]): void {
-    this.seen.set(table, JSON.stringify(cols.map((c) => ({ name: c.name, type: c.type }))));
-    this.resolved.set(table, Promise.resolve(cols));
-  }
-
-  /**
-   * A captured table's columns as this relation message shows them: the first time in a run, or
-   * changed since, a schema message goes before the changes that have them (the sink compares
-   * them with its table). Its id does not take a place among the transaction's changes.
-   */
+  /** A captured table's columns as this relation message shows them (ShapeWatch). Its id does not take a place among the transaction's changes. */
   private noteShape(rel: Relation): void {
     const table = this.ours(rel.id);
-    if (table === undefined || !this.describeRelation || !this.openTx) return;
-    const now = rel.columns.map((c) => ({ name: c.name, type: `${c.typeOid}:${c.typmod}` }));
-    const key = JSON.stringify(now);
-    if (this.seen.get(table) === key) return;
-    this.seen.set(table, key);
-    // What changed is known once the columns' numbers are (a rename keeps its attnum; a dropped and an added column do not share one).
-    const before = this.resolved.get(table);
-    const described = this.describeRelation(rel);
-    const cols = described.then((d) => now.map((c, i) => ({ ...c, attnum: d.attnums[i] })));
-    cols.catch(() => {});
-    this.resolved.set(table, cols);
-    const shape = Promise.all([before, described, cols]).then(([b, d, c]) => ({ table: d.table, changes: diffColumns(b, c) }));
-    this.push(schemaMessage(table, shape, `pg:${table}:${formatLsn(this.txLsn)}:schema:${this.txIndex}`));
+    if (table === undefined || !this.shapesSeen || !this.openTx) return;
+    const m = this.shapesSeen.note(table, rel, `pg:${table}:${this.txLsnText}:schema:${this.txIndex}`);
+    if (m) this.push(m);
   }
 
   /** `pg:<table>:<commit LSN>:<n>` (decisions §6). */
@@ -215,14 +221,6 @@ export class ChangeAssembler {
     const shape = this.shapeOf(`${relationId}:${idx.join(',')}`, idx.map((i) => rel.columns[i]!));
     this.push(Message.lazy(new RowFields(shape, idx.map((i) => tuple[i])), this.meta(table, op, lsn), this.seed(table)));
     return undefined;
-  }
-
-  /**
-   * A row of the initial copy (values as PostgreSQL's text, as pgoutput sends them), shaped like an
-   * insert of the stream, with `bridge.snapshot` set; its id comes from its key, the same in every copy.
-   */
-  copiedRow(table: string, shape: RowShape, values: (string | null)[], key: () => string, meta: Metadata): Message {
-    return Message.lazy(new RowFields(shape, values), meta, () => `pg:${table}:copy:${key()}`);
   }
 
   /** The initial copy's metadata of a table: one frozen object, asked for once per read (not per row), as the stream's changes share theirs. */

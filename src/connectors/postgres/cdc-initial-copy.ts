@@ -1,4 +1,5 @@
-import type { Message } from '../../core/message.js';
+import { Message } from '../../core/message.js';
+import { RowFields } from '../sql/values/row-fields.js';
 import type { SourceBatch } from '../../core/route.js';
 import { Wakeup } from '../../core/wakeup.js';
 import type { TableInfo } from '../sql/types.js';
@@ -124,7 +125,7 @@ export class InitialCopy {
       const one = keyIdx.length === 1 ? keyIdx[0]! : -1;
       const keyOf = (values: (string | null)[]): string => (one >= 0 && values[one] !== null ? `["${jsonText(values[one]!)}"]` : JSON.stringify(keyIdx.length ? keyIdx.map((i) => values[i]) : values));
       const meta = this.changes.copyMeta(table);
-      const messages = rows.map((values) => this.changes.copiedRow(table, shape, values, () => keyOf(values), meta));
+      const messages = rows.map((values) => Message.lazy(new RowFields(shape, values), meta, () => `pg:${table}:copy:${keyOf(values)}`));
       this.copied += messages.length;
       const last = rows[rows.length - 1];
       return { messages, at: last ? { table, after: keyIdx.length ? keyIdx.map((i) => String(last[i])) : undefined } : undefined };

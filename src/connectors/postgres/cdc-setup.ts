@@ -40,6 +40,13 @@ export async function introspectAll(conn: SqlConnection['query'], tables: readon
   return infos;
 }
 
+/** A captured table as a sink sees it (for a typed mirror); one created while a pattern's capture ran is read when its sink is made. */
+export async function describeListed(conn: SqlConnection['query'], infos: Map<string, TableInfo>, tables: readonly string[], t: string): Promise<DescribedTable | undefined> {
+  if (!infos.has(t) && tables.includes(t)) for (const [k, v] of await introspectAll(conn, [t])) infos.set(k, v);
+  const info = infos.get(t);
+  return info && describeCaptured(info);
+}
+
 /** The captured table as a sink sees it (for a typed mirror). */
 export function describeCaptured(info: TableInfo): DescribedTable {
   const binder = postgresKind.dialect.binder;

@@ -6,7 +6,7 @@ import type { Database } from '../sql/database.js';
 import { openDatabase } from '../sql/open-database.js';
 import type { TableInfo } from '../sql/types.js';
 import { parsePgArray } from './array.js';
-import { describeCaptured, explainStreamError, introspectAll, lostTemporarySlot, slotMaker } from './cdc-setup.js';
+import { describeListed, explainStreamError, introspectAll, lostTemporarySlot, slotMaker } from './cdc-setup.js';
 import { pgConfig } from './driver.js';
 import { postgresKind } from './index.js';
 import { RELEASED_MAX, ReleasedChanges, TRANSACTION_PART, WHOLE_TRANSACTION_MAX } from '../sql/capture/change-batches.js';
@@ -22,6 +22,7 @@ import { describeRelation, seedShapes } from './cdc-relation.js';
 import { formatLsn, type PgOutputMessage } from './pgoutput.js';
 import { HandedChanges } from '../sql/capture/change-position.js';
 import { ReplicationStream } from './replication-stream.js';
+import { InProgressRun } from './cdc-in-progress.js';
 
 /**
  * Change capture through a logical replication slot with pgoutput (decisions §3): one message per
@@ -58,6 +59,8 @@ export class CdcSource implements Source {
   private copying: CopyPhase | undefined;
   /** Where the batches handed out end, and the sink's position (exactly once) when it keeps one. */
   private readonly handed = new HandedChanges(PG_NAMING);
+  /** Large transactions streamed while in progress, into a sink that holds them open (cdc-in-progress.ts). */
+  private readonly inProgress = new InProgressRun((t) => this.ctx.warn(t), () => this.wakeup.notify());
 
   constructor(
     private readonly ep: Endpoint,
@@ -81,6 +84,7 @@ export class CdcSource implements Source {
     this.changes.adopt = fresh && ((schema, name, keyed) => fresh.adopt(schema, name, keyed));
     // snapshot=only: one consistent copy of the tables, and nothing else (no slot, no publication).
     if (this.f.snapshot === 'only') return void (ctx.dryRun || (this.copying = await CopyPhase.open(this.initialCopy(), {}, undefined, ctx.warn)));
+    await this.inProgress.prepare(this.q as never, ctx.limit);
     const stream = this.newStream();
     const maker = ctx.stop && slotMaker(this.db, this.ep, ctx.warn, ctx.stop);
     const { ready, start } = await beginCapture({ db: this.db, q: this.q, stream, f: this.f, tables: this.tables, dryRun: ctx.dryRun, maker, failed: (e) => this.copyStreamFailed(e) });
@@ -92,7 +96,7 @@ export class CdcSource implements Source {
     const kept = await resumeFromSink(this.ctx.sinkPositions, this.f.slot_name, this.changes);
     this.handed.sink = kept?.sinkPos;
     if (kept && kept.end > this.confirmed) this.confirmed = kept.end;
-    if (start.copy?.snapshot && this.schemaMessages) await seedShapes(this.q, this.tables, (t, cols) => this.changes.seedShape(t, cols));
+    if (start.copy?.snapshot && this.schemaMessages) await seedShapes(this.q, this.tables, (t, cols) => this.changes.shapesSeen?.seed(t, cols));
     if ('copy' in start && start.copy) {
       this.stream = stream;
       this.copying = await CopyPhase.open(this.initialCopy(), start.copy, start.progress, ctx.warn);
@@ -101,8 +105,7 @@ export class CdcSource implements Source {
   }
 
   private initialCopy = (): InitialCopy => new InitialCopy(pgConfig(this.ep, this.ctx.warn), this.tables, this.infos, this.changes);
-
-  private newStream = (): ReplicationStream => new ReplicationStream(pgConfig(this.ep, this.ctx.warn), this.f.slot_name, this.f.publication, this.f.temporary_slot, this.f.startLsn);
+  private newStream = (): ReplicationStream => new ReplicationStream(pgConfig(this.ep, this.ctx.warn), this.f.slot_name, this.f.publication, this.f.temporary_slot, this.f.startLsn, this.inProgress.wanted);
 
   /** The replication connection fails while the initial copy reads: a temporary slot is lost with it; a permanent one is streamed from a new connection. */
   private copyStreamFailed(e: unknown): void {
@@ -110,22 +113,23 @@ export class CdcSource implements Source {
     else this.stream = undefined;
   }
 
-  /** Opens the replication connection (or uses the one the slot was made on) and streams from the slot's confirmed position. */
+  /** Opens the replication connection (or uses the one the slot was made on) and streams from the slot's confirmed position (a stream ended by a restart is not its successor's failure). */
   private async streamFromSlot(stream = this.newStream()): Promise<void> {
     this.changes.reset();
     this.released.clear();
+    this.inProgress.begin(this.changes, this.released, stream.inProgress, this.handed);
     this.failure = undefined;
     this.stream = stream;
     try {
       await stream.start({
-        message: (msg, walStart) => this.onMessage(msg, walStart),
+        message: (msg, walStart, xid) => void (this.inProgress.onMessage(msg, walStart, xid) || this.onMessage(msg, walStart)),
         keepalive: (walEnd, reply) => {
           if (walEnd > this.received) this.received = walEnd;
-          if (this.idle() && this.received > this.confirmed) this.confirmed = this.received;
+          if (this.idle() && !this.inProgress.active && this.received > this.confirmed) this.confirmed = this.received;
           if (reply) this.stream?.sendStatus(this.confirmed, false);
           this.wakeup.notify();
         },
-        failed: (e) => void explainStreamError(e, this.q, this.f.publication, this.f.slot_name, this.f.listed).then((err) => this.fail(err.kind === 'fatal' ? e : err)),
+        failed: (e) => void explainStreamError(e, this.q, this.f.publication, this.f.slot_name, this.f.listed).then((err) => this.stream === stream && this.fail(err.kind === 'fatal' ? e : err)),
       });
     } catch (e) {
       throw await explainStreamError(e, this.q, this.f.publication, this.f.slot_name, this.f.listed);
@@ -181,6 +185,7 @@ export class CdcSource implements Source {
   /** The delivery loop shared with the binlog (sql/capture/change-loop.ts). */
   private readonly loop: ChangeLoop = {
     ...{ ended: () => this.stoppedEarly, failure: () => this.failure, restart: () => this.restart(), released: () => this.released, confirm: (c: bigint) => this.confirm(c) },
+    rereadDue: () => this.inProgress.due,
     ...{ copying: () => this.copying, copyOver: () => this.copyOver(), take: (max: number) => this.take(max), caughtUp: () => this.caughtUp(), wakeup: this.wakeup },
     draining: () => this.ctx.mode === 'copy' || this.ctx.exitWhenDrained,
     drained: () => void (this.drained = true),
@@ -200,6 +205,7 @@ export class CdcSource implements Source {
     clearInterval(this.timer);
     await this.stream?.end();
     this.stream = undefined;
+    this.received = this.confirmed; // nothing of the new stream came yet: a drain waits for it
     // Changes not yet confirmed come again from the slot; those handed out in batches are skipped (they are being written).
     if (this.handed.end !== undefined || this.handed.partial) this.changes.resumeAfter(this.handed.end ?? 0n, this.handed.partial?.tx, this.handed.partial?.count);
     this.streamFromSlot().catch((e) => this.fail(e));
@@ -212,26 +218,19 @@ export class CdcSource implements Source {
   }
 
   /** A captured table (the first unless named), so a sink can create a typed mirror of it (columns=auto + auto_create_table). */
-  async describeTable(_profile?: boolean, table?: string): Promise<DescribedTable | undefined> {
-    const t = table ?? this.tables[0]!;
-    // A table created while a pattern's capture ran is read when its sink is made.
-    if (!this.infos.has(t) && this.tables.includes(t)) for (const [k, v] of await introspectAll((s, p) => this.db.query(s, p), [t])) this.infos.set(k, v);
-    const info = this.infos.get(t);
-    return info && describeCaptured(info);
-  }
+  describeTable = async (_profile?: boolean, table?: string): Promise<DescribedTable | undefined> => describeListed((s, p) => this.db.query(s, p), this.infos, this.tables, table ?? this.tables[0]!);
 
-  /** The sink keeps a mirror's columns in step (a database): column changes come as schema messages. */
+  /** The sink keeps a mirror's columns in step (a database): column changes come as schema messages; it holds transactions open: large ones come as they are written. */
   sendSchemaChanges = (): boolean => (this.schemaMessages = true);
+  sendInProgress = (): boolean => (this.inProgress.asked = true);
 
   /** The change-capture endpoint's tables, as bridge.table names them: each goes into the sink table of its name. */
   capturedTables = (): string[] | undefined => (this.f.dedicated ? this.tables : undefined);
 
   slotLagBytes = (): number | undefined => this.lag.bytes;
-
   checkpoint = (): string | undefined => this.f.snapshot === 'only' ? undefined : `slot ${this.f.slot_name}${this.f.temporary_slot ? ' (temporary)' : ''} confirmed at ${formatLsn(this.confirmed)}`;
 
   plan = async (): Promise<PlanItem[]> => capturePlan(this.q, { ...this.f, table: this.tables.join(', ') || this.f.listed });
-
   poolStats = (): PoolStats | undefined => this.db?.stats();
 
   async close(): Promise<void> {

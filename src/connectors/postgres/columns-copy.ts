@@ -236,6 +236,8 @@ export class PgColumnsWriter extends ColumnsWriter {
         const merged = conn.query(`INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${tmp}${d.upsertClause(keyNames, update)}`);
         this.early.prepare();
         await merged;
+        // In a transaction held across batches (a source transaction in progress) ON COMMIT has not come: emptied for the next batch.
+        if (this.db.held) await conn.query(`TRUNCATE ${tmp}`);
       }
     });
   }

@@ -1,6 +1,12 @@
 /** LSNs as 64-bit numbers, shown the PostgreSQL way (`16/B374D848`). */
 export const formatLsn = (lsn: bigint): string => `${(lsn >> 32n).toString(16).toUpperCase()}/${(lsn & 0xffffffffn).toString(16).toUpperCase()}`;
 
+/** Messages that carry their transaction's xid when they come inside a stream block: R, Y, I, U, D, T, M. */
+const STREAMED_XID = new Set([0x52, 0x59, 0x49, 0x55, 0x44, 0x54, 0x4d]);
+
+/** The xid of a change inside a stream block (a subtransaction's own, for its changes). */
+export const streamedXid = (buf: Buffer): number => buf.readInt32BE(1);
+
 export function parseLsn(text: string): bigint {
   const [hi, lo] = text.split('/');
   return (BigInt(`0x${hi}`) << 32n) | BigInt(`0x${lo}`);
@@ -33,14 +39,22 @@ export type PgOutputMessage =
   | { tag: 'update'; relationId: number; old: Tuple | undefined; row: Tuple }
   | { tag: 'delete'; relationId: number; old: Tuple; full: boolean }
   | { tag: 'truncate'; relationIds: number[] }
+  // Protocol 2 with streaming on: an in-progress transaction's changes, in blocks (start … stop), then its commit or abort.
+  | { tag: 'stream-start'; xid: number; first: boolean }
+  | { tag: 'stream-stop' }
+  | { tag: 'stream-commit'; xid: number; commitLsn: bigint; endLsn: bigint }
+  | { tag: 'stream-abort'; xid: number; subxid: number }
   | { tag: 'other' };
 
 /**
- * Decodes pgoutput protocol version 1 (PostgreSQL's logical replication plugin). Values stay the
- * server's text so they render by the same rules as every other read (decisions §4).
+ * Decodes pgoutput (PostgreSQL's logical replication plugin), protocol 1, and 2's streamed
+ * transactions: inside a stream block (`inBlock`) every change, relation and type message carries
+ * the (sub)transaction's xid after its tag, which is skipped (the block's start names the
+ * transaction). Values stay the server's text so they render by the same rules as every other read
+ * (decisions §4).
  */
-export function decodePgOutput(buf: Buffer): PgOutputMessage {
-  let pos = 1;
+export function decodePgOutput(buf: Buffer, inBlock = false): PgOutputMessage {
+  let pos = inBlock && STREAMED_XID.has(buf[0]!) ? 5 : 1;
   const u8 = (): number => buf[pos++]!;
   const i16 = (): number => {
     const v = buf.readInt16BE(pos);
@@ -131,6 +145,22 @@ export function decodePgOutput(buf: Buffer): PgOutputMessage {
       const relationIds: number[] = [];
       for (let i = 0; i < n; i++) relationIds.push(i32());
       return { tag: 'truncate', relationIds };
+    }
+    case 0x53: {
+      const xid = i32();
+      return { tag: 'stream-start', xid, first: u8() === 1 };
+    }
+    case 0x45:
+      return { tag: 'stream-stop' };
+    case 0x63: {
+      const xid = i32();
+      u8(); // flags
+      const commitLsn = u64();
+      return { tag: 'stream-commit', xid, commitLsn, endLsn: u64() };
+    }
+    case 0x41: {
+      const xid = i32();
+      return { tag: 'stream-abort', xid, subxid: i32() };
     }
     default:
       return { tag: 'other' };

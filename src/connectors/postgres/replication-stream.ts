@@ -1,6 +1,6 @@
 import { classifyPg, loadPg } from './driver.js';
 import { postgresKind } from './index.js';
-import { decodePgOutput, formatLsn, type PgOutputMessage } from './pgoutput.js';
+import { decodePgOutput, formatLsn, streamedXid, type PgOutputMessage } from './pgoutput.js';
 
 type PgClient = import('pg').Client;
 /** pg keeps its protocol connection private: the replication stream needs its copy data and its socket. */
@@ -12,8 +12,8 @@ const PG_EPOCH_US = 946_684_800_000_000n;
 const ASK_END_MS = 100;
 
 export interface StreamEvents {
-  /** A decoded pgoutput message and the WAL position of its record. */
-  message(msg: PgOutputMessage, walStart: bigint): void;
+  /** A decoded pgoutput message and the WAL position of its record; inside a stream block, the (sub)transaction xid of a change. */
+  message(msg: PgOutputMessage, walStart: bigint, xid?: number): void;
   /** The server's WAL end; it may ask for an answer. */
   keepalive(walEnd: bigint, replyRequested: boolean): void;
   /** The stream failed or ended. */
@@ -35,6 +35,8 @@ export class ReplicationStream {
   private created = false;
   /** Standby status updates are CopyData: only once START_REPLICATION runs. */
   private streaming = false;
+  /** Between a stream block's start and stop (protocol 2 streaming): changes carry their xid. */
+  private inBlock = false;
 
   constructor(
     private readonly cfg: Record<string, unknown>,
@@ -44,6 +46,8 @@ export class ReplicationStream {
     private readonly temporary: boolean,
     /** start_position: where streaming starts when later than the slot's confirmed position. */
     private readonly startLsn?: bigint,
+    /** Ask for transactions in progress (protocol 2, PostgreSQL 14+) rather than each only once committed. */
+    readonly inProgress = false,
   ) {}
 
   /** Connects (once); errors of the connection after that go to `failed`. */
@@ -93,7 +97,7 @@ export class ReplicationStream {
         resolve();
       });
       const pub = this.publication.replace(/'/g, "''");
-      client.query(`START_REPLICATION SLOT ${slot} LOGICAL ${formatLsn(this.startLsn ?? 0n)} (proto_version '1', publication_names '${pub}')`).then(
+      client.query(`START_REPLICATION SLOT ${slot} LOGICAL ${formatLsn(this.startLsn ?? 0n)} (${this.inProgress ? "proto_version '2', streaming 'on'" : "proto_version '1'"}, publication_names '${pub}')`).then(
         () => on.failed(new Error('the replication stream ended')),
         (e: unknown) => {
           reject(e);
@@ -105,7 +109,12 @@ export class ReplicationStream {
 
   private onCopyData(chunk: Buffer, on: StreamEvents): void {
     if (chunk[0] === 0x6b) on.keepalive(chunk.readBigUInt64BE(1), chunk[17] === 1);
-    else if (chunk[0] === 0x77) on.message(decodePgOutput(chunk.subarray(25)), chunk.readBigUInt64BE(1));
+    else if (chunk[0] === 0x77) {
+      const body = chunk.subarray(25);
+      const msg = decodePgOutput(body, this.inBlock);
+      if (msg.tag === 'stream-start' || msg.tag === 'stream-stop') this.inBlock = msg.tag === 'stream-start';
+      on.message(msg, chunk.readBigUInt64BE(1), this.inBlock && msg.tag !== 'stream-start' ? streamedXid(body) : undefined);
+    }
   }
 
   /** Standby status update: everything up to `confirmed` is flushed. */

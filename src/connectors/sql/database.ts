@@ -36,8 +36,15 @@ export class Database {
     return this.driver.classify(e);
   }
 
+  /**
+   * A transaction a sink holds open for a source transaction in progress (SqlSink.writeHeld): while
+   * set, every statement of this view runs in it, and none commits (its own commit does).
+   */
+  held: HeldTransaction | undefined;
+
   async query(sql: string, params?: readonly unknown[], reuse?: boolean): Promise<SqlResult> {
     try {
+      if (this.held) return await this.held.conn.query(sql, params, reuse);
       return await this.pool.use((c) => c.query(sql, params, reuse));
     } catch (e) {
       throw this.classify(e);
@@ -47,6 +54,7 @@ export class Database {
   /** Runs `fn` on one pooled connection (for driver-specific protocols such as COPY). */
   async withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
     try {
+      if (this.held) return await fn(this.held.conn);
       return await this.pool.use(fn);
     } catch (e) {
       throw this.classify(e);
@@ -63,6 +71,7 @@ export class Database {
   forSink(): Database {
     const view = Object.create(this) as Database;
     view.pending = undefined;
+    view.held = undefined;
     return view;
   }
 
@@ -75,6 +84,7 @@ export class Database {
    * per batch (BEGIN, the position, COMMIT) made an exactly-once copy 13-16 % slower.
    */
   async atomicLoad<T>(fn: (conn: SqlConnection, wrap: (sql: string) => string) => Promise<T>): Promise<T> {
+    if (this.held) return this.withConnection((c) => fn(c, (s) => s));
     const p = this.positionPending() ? this.pending! : undefined;
     const inline = p && this.dialect.inlinePosition?.(p);
     if (!p || !inline) return p ? this.transaction((c) => fn(c, (s) => s)) : this.withConnection((c) => fn(c, (s) => s));
@@ -111,6 +121,7 @@ export class Database {
 
   /** Runs `fn` in a transaction on one connection; rolls back and classifies on failure. */
   async transaction<T>(fn: (conn: SqlConnection) => Promise<T>, write = true): Promise<T> {
+    if (this.held) return this.withConnection(fn);
     const tx = await this.begin(write);
     try {
       const out = await fn(tx.conn);

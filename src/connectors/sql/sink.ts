@@ -1,7 +1,7 @@
 import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, configError, rejectedError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
-import type { CommitPosition, DescribedTable, PlanItem, PoolStats, Reply, Sink, SinkContext, SinkPositions } from '../../core/route.js';
+import type { CommitPosition, DescribedTable, HeldPart, PlanItem, PoolStats, Reply, Sink, SinkContext, SinkPositions } from '../../core/route.js';
 import type { RowSet } from '../../core/row-set.js';
 import type { Database } from './database.js';
 import { openDatabase } from './open-database.js';
@@ -13,9 +13,10 @@ import { DefaultWriter } from './write/write-default.js';
 import { LookupWriter } from './write/write-lookup.js';
 import { TokenWriter } from './write/write-tokens.js';
 import type { Writer } from './write/writer.js';
-import { followSchema, writeAcrossSchema } from './write/schema-follow.js';
+import { followSchema, schemaChanged, writeAcrossSchema } from './write/schema-follow.js';
 import type { TableInfo } from './types.js';
 import { openPositions, type PositionKeeper } from './position/sink-position.js';
+import { HeldWrites } from './write/held-writes.js';
 
 /**
  * The database publisher: picks the writer from the fields (default insert, insert_query tokens,
@@ -42,6 +43,7 @@ export class SqlSink implements Sink {
   /** Exactly once: the position table this sink commits routes' positions into (positions()). */
   private keeper: PositionKeeper | undefined;
   private view: Database | undefined;
+  private held: HeldWrites | undefined;
 
   constructor(private readonly ep: Endpoint) {}
 
@@ -191,6 +193,12 @@ export class SqlSink implements Sink {
     return this.writeNow(messages);
   }
 
+  /** A part of a source transaction in progress, into the transaction held for it (HeldWrites); its end commits the position with it. */
+  async writeHeld(messages: Message[], part: HeldPart, commit?: CommitPosition): Promise<void> {
+    const apply = () => (this.held ??= new HeldWrites(this.db, this.table)).apply(part, () => this.writeNow(messages));
+    await (commit && this.keeper ? this.keeper.write(commit, apply) : apply());
+  }
+
   ahead = (messages: Message[]): void => void (this.writer instanceof ColumnsWriter && this.writer.ahead(messages));
 
   private async writeNow(messages: Message[]): Promise<Reply[] | void> {
@@ -239,18 +247,10 @@ export class SqlSink implements Sink {
   }
 
   async close(): Promise<void> {
+    await this.held?.rollback();
     if (!this.releaseDb && this.connecting) this.releaseDb = (await this.connecting.catch(() => undefined))?.release;
     this.connecting = undefined;
     await this.releaseDb?.();
     this.releaseDb = undefined;
   }
-}
-
-/** A captured table gained (or renamed) a column its mirror lacks: stop rather than drop the values. */
-function schemaChanged(names: string[], table: string): BridgeError {
-  const s = names.length > 1 ? 's' : '';
-  return configError(
-    `field${s} ${names.join(', ')} ha${s ? 've' : 's'} no column in ${table}: the captured table's columns changed (ADD or RENAME COLUMN); stopped before writing it. ` +
-      `Add it to ${table} (ALTER TABLE ${table} ADD COLUMN …), or set extra_column, and run again: the slot streams the change again`,
-  );
 }

@@ -1,8 +1,20 @@
 import type { Message } from '../../../core/message.js';
-import type { CommitPosition, SourceBatch } from '../../../core/route.js';
+import type { CommitPosition, HeldPart, SourceBatch } from '../../../core/route.js';
 
-/** A change source's transaction as it releases it: its messages, then its commit (a number that grows with each commit: an LSN, a binlog sequence). */
-export type Item = { m: Message } | { commit: bigint };
+/** A part of a transaction still in progress at the source, a batch of its own (SourceBatch.held); the last one carries the commit. */
+export interface HeldItem {
+  part: HeldPart;
+  messages: Message[];
+  commit?: bigint;
+}
+
+const heldWeight = (h: HeldItem): number => Math.max(1, h.messages.length);
+
+/**
+ * A change source's transaction as it releases it: its messages, then its commit (a number that
+ * grows with each commit: an LSN, a binlog sequence); or a part of one in progress (held).
+ */
+export type Item = { m: Message } | { commit: bigint } | { held: HeldItem };
 
 /**
  * Changes of one source transaction beyond which it is applied in parts: its changes are held in
@@ -48,6 +60,7 @@ export function takeTransactions(ready: Item[], max: number, strict: boolean, wh
   let i = 0;
   for (; i < ready.length; i++) {
     const item = ready[i]!;
+    if ('held' in item) break; // a batch of its own
     if ('commit' in item) {
       commit = item.commit;
       txFrom = messages.length;
@@ -85,6 +98,13 @@ export class ReleasedChanges {
   private cutting = false;
   /** The last commit a batch has taken (what a sink's position stands after, with the part of a transaction after it). */
   private lastCommit: bigint | undefined;
+  /** A held transaction's commit is in flight: nothing after it goes out until it is settled (were it to fail, the transaction is read again before what follows). */
+  private gated = false;
+  /**
+   * A held part's write failed (the source reads its transaction again; for its commit, `before`
+   * is where the batches handed out ended before it); `settled`: a part was acked or failed.
+   */
+  held: { failed(part: HeldPart, error: unknown, before?: { commit: bigint | undefined }): void; settled(): void } | undefined;
 
   constructor(
     private readonly limit: number,
@@ -98,6 +118,8 @@ export class ReleasedChanges {
    * in parts (over WHOLE_TRANSACTION_MAX) is told to `warn`.
    */
   batch(max: number, strict: boolean, confirm: (lsn: bigint) => void, warn: () => void, position?: (commit: bigint | undefined, last: Message | undefined, inside: boolean) => CommitPosition | undefined): SourceBatch {
+    const head = this.ready[0];
+    if (head && 'held' in head) return this.heldBatch(head.held, confirm, position);
     const { messages, commit, split } = this.take(max, strict);
     if (commit !== undefined) this.lastCommit = commit;
     // The position a sink keeps after this batch: the last commit taken, and whether the batch ends inside a transaction (no commit after its last message).
@@ -117,9 +139,48 @@ export class ReleasedChanges {
     return { messages, ...shownAt, ...(kept ? { commit: kept } : {}), ack, release: async () => void this.inFlight-- };
   }
 
-  /** Messages waiting. */
+  /** A part of a transaction in progress, taken out: its commit (the last part) confirms it, and closes the gate until settled. */
+  private heldBatch(h: HeldItem, confirm: (lsn: bigint) => void, position?: (commit: bigint | undefined, last: Message | undefined, inside: boolean) => CommitPosition | undefined): SourceBatch {
+    this.ready.shift();
+    this.count -= heldWeight(h);
+    this.flowControl();
+    this.inFlight++;
+    const ends = h.commit !== undefined;
+    const before = { commit: this.lastCommit };
+    if (ends) this.lastCommit = h.commit;
+    this.cutting = false;
+    this.gated ||= ends;
+    const kept = ends ? position?.(h.commit, undefined, false) : undefined;
+    let open = true;
+    const settle = (): void => {
+      if (!open) return;
+      open = false;
+      this.inFlight--;
+      if (ends) this.gated = false;
+      this.held?.settled();
+    };
+    const shown = ends ? this.show(h.commit!) : undefined;
+    return {
+      messages: h.messages,
+      held: h.part,
+      ...(shown === undefined ? {} : { position: shown }),
+      ...(kept ? { commit: kept } : {}),
+      ack: async () => {
+        settle();
+        if (ends) confirm(h.commit!);
+      },
+      fail: async (e) => {
+        if (ends) this.lastCommit = before.commit;
+        settle();
+        this.held?.failed(h.part, e, ends ? before : undefined);
+      },
+      release: async () => settle(),
+    };
+  }
+
+  /** Messages waiting (none while a held transaction's commit is in flight). */
   get waiting(): number {
-    return this.count;
+    return this.gated ? 0 : this.count;
   }
 
   get empty(): boolean {
@@ -137,16 +198,18 @@ export class ReleasedChanges {
   push(tx: Item[]): void {
     for (const item of tx) {
       this.ready.push(item);
-      if (!('commit' in item)) this.count++;
+      if ('m' in item) this.count++;
+      else if ('held' in item) this.count += heldWeight(item.held); // an end without messages still waits to be taken
     }
-    if (tx.length) this.partial = !('commit' in tx[tx.length - 1]!);
+    const last = tx[tx.length - 1];
+    if (last) this.partial = 'm' in last;
     this.flowControl();
   }
 
   /** The commit at the head when no message comes before it (a transaction without changes of the table). */
   shiftCommit(): bigint | undefined {
     const head = this.ready[0];
-    if (!head || !('commit' in head)) return undefined;
+    if (!head || !('commit' in head) || this.gated) return undefined;
     this.ready.shift();
     return head.commit;
   }

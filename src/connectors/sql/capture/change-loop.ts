@@ -10,6 +10,8 @@ export interface ChangeLoop {
   /** A failure of the stream: transient ones restart it (from the confirmed position) and are retried. */
   failure(): BridgeError | undefined;
   restart(): Promise<void>;
+  /** The stream is to be read again from the confirmed position (no failure: nothing to retry). */
+  rereadDue?(): boolean;
   released(): ReleasedChanges;
   confirm(commit: bigint): void;
   /** The initial copy while it lasts: batches, 'wait' (its rows in flight), or 'over'. */
@@ -41,6 +43,7 @@ export async function nextChanges(l: ChangeLoop, max: number, signal: AbortSigna
       await l.restart();
       throw e;
     }
+    if (l.rereadDue?.()) await l.restart();
     for (let c: bigint | undefined; l.released().inFlight === 0 && (c = l.released().shiftCommit()) !== undefined; ) l.confirm(c);
     const copying = l.copying();
     const copied = await copying?.next(max, signal);

@@ -1,4 +1,4 @@
-import { configError } from '../../../core/errors.js';
+import { configError, transientError, type BridgeError } from '../../../core/errors.js';
 import type { Message } from '../../../core/message.js';
 import { schemaOf, type ColumnChange, type SchemaShape } from '../../../core/schema-change.js';
 import { withoutPosition } from '../position/sink-position.js';
@@ -76,6 +76,8 @@ export async function followSchema(db: Database, table: string, shape: SchemaSha
   const what = changes.map(said).join(', ');
   const cannot = changes.find((_c, i) => ddl[i] === undefined);
   if (cannot) throw configError(`the captured table's columns changed (${what}): ${d.kind} cannot ${said(cannot).replace(/changed type/, 'change its type')} in place; rebuild ${table} with the new type (or copy again into a new table), then run again`);
+  // Not inside a transaction held open for a source transaction in progress: DDL would lock out the writes of those that commit meanwhile.
+  if (db.held) throw transientError(`the captured table's columns changed (${what}) inside a transaction in progress: it is read again whole, after its commit`);
   if (!manage)
     throw configError(`the captured table's columns changed (${what}); ${table} is not kept in step by bridge (auto_create_table is off), so nothing was written past the change. Run on the sink: ${ddl.join('; ')}; then run again: the slot streams the change again`);
   const lock = d.ddlLock(table);
@@ -106,4 +108,13 @@ export async function writeAcrossSchema(db: Database, messages: Message[], o: { 
   if (from < messages.length) await o.write(messages.slice(from));
   // The batch ended with a column change: the position goes alone (nothing to write with it).
   else if (db.positionPending()) await db.transaction(async () => {});
+}
+
+/** A captured table gained (or renamed) a column its mirror lacks: stop rather than drop the values. */
+export function schemaChanged(names: string[], table: string): BridgeError {
+  const s = names.length > 1 ? 's' : '';
+  return configError(
+    `field${s} ${names.join(', ')} ha${s ? 've' : 's'} no column in ${table}: the captured table's columns changed (ADD or RENAME COLUMN); stopped before writing it. ` +
+      `Add it to ${table} (ALTER TABLE ${table} ADD COLUMN …), or set extra_column, and run again: the slot streams the change again`,
+  );
 }
