@@ -195,7 +195,7 @@ export class SqlSink implements Sink {
 
   /** A part of a source transaction in progress, into the transaction held for it (HeldWrites); its end commits the position with it. */
   async writeHeld(messages: Message[], part: HeldPart, commit?: CommitPosition): Promise<void> {
-    const apply = () => (this.held ??= new HeldWrites(this.db, this.table)).apply(part, () => this.writeNow(messages));
+    const apply = () => (this.held ??= new HeldWrites(this.db, this.table)).apply(part, messages.length === 0, () => this.writeNow(messages));
     await (commit && this.keeper ? this.keeper.write(commit, apply) : apply());
   }
 

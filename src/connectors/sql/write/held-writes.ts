@@ -20,17 +20,20 @@ export class HeldWrites {
     private readonly table: string,
   ) {}
 
-  async apply(part: HeldPart, write: () => Promise<unknown>): Promise<void> {
+  /** Applies a part (`write` writes its messages, `empty` when it has none) into the transaction held for its source transaction. */
+  async apply(part: HeldPart, empty: boolean, write: () => Promise<unknown>): Promise<void> {
     if (this.lost === part.tx) {
       if (part.end === 'commit') throw transientError(`the part of transaction ${part.tx} held in ${this.table} was rolled back after a failure: the transaction is read again whole`);
       if (part.end) this.lost = undefined;
       return;
     }
     if (part.end === 'abort') return this.rollback();
+    if (!this.open && part.end && empty) return; // the end of a transaction that had no change of this table (several captured)
     if (this.open && this.open.tx !== part.tx) {
       await this.rollback();
       throw transientError(`a part of transaction ${part.tx} came while ${this.table} held transaction ${this.open.tx} open: both are read again whole`);
     }
+    if (!this.open) this.leavesAConnection(part.tx);
     try {
       this.open ??= { tx: part.tx, t: await this.db.begin() };
       this.db.held = this.open.t;
@@ -49,6 +52,12 @@ export class HeldWrites {
       if (!part.end) this.lost = part.tx;
       throw e;
     }
+  }
+
+  /** The transactions that commit meanwhile need a connection of the pool (shared by the sinks of several captured tables, each holding its own). */
+  private leavesAConnection(tx: string): void {
+    const { inUse, max } = this.db.stats();
+    if (inUse + 1 >= max) throw transientError(`holding transaction ${tx} open in ${this.table} would leave none of max_connections=${max} for the other writes: it is read again whole, after its commit`);
   }
 
   /** Rolls back what is held (a stop, a failure, the source's abort). */
