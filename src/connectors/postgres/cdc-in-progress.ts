@@ -41,21 +41,16 @@ export class InProgress {
     private readonly changes: ChangeAssembler,
     private readonly release: (items: Item[]) => void,
     private readonly reread: (reason: string) => void,
+    /** Which stream of the run this is: a transaction streamed again after a restart is another held transaction for the sink. */
+    private readonly generation: number,
   ) {}
 
-  /** A held transaction's parts were handed out and its end was not: a stream read again must first roll it back (abortItem). */
-  get holding(): boolean {
-    return this.open !== undefined && this.open.parts > 0;
-  }
+  /** The sink's name of a held transaction: its xid and the stream's generation. */
+  private tx = (xid: number): string => `xid${xid}.${this.generation}`;
 
   /** Whether the stream is inside a transaction in progress (a position past its start is not confirmed on keepalives). */
   get active(): boolean {
     return this.open !== undefined;
-  }
-
-  /** The held transaction's rollback, for the sink, before a stream read again (its parts come again). */
-  abortItem(): Item[] {
-    return this.open && this.open.parts > 0 ? [{ held: { part: { tx: `xid${this.open.xid}`, end: 'abort' }, messages: [] } }] : [];
   }
 
   /** Takes a message of the stream: true when it was one of streaming's (or the stream is being left), false for an ordinary transaction's. */
@@ -70,13 +65,13 @@ export class InProgress {
         return this.blockEnds();
       case 'stream-commit':
         if (this.open?.xid !== msg.xid) return true; // no captured change (another table's, or another database's)
-        this.releasePart({ tx: `xid${msg.xid}`, end: 'commit', count: this.open.count }, [], msg.endLsn);
+        this.releasePart({ tx: this.tx(msg.xid), end: 'commit', count: this.open.count }, [], msg.endLsn);
         this.open = undefined;
         return true;
       case 'stream-abort':
         if (this.open?.xid !== msg.xid) return true;
         if (msg.subxid === msg.xid) {
-          this.releasePart({ tx: `xid${msg.xid}`, end: 'abort' }, []);
+          this.releasePart({ tx: this.tx(msg.xid), end: 'abort' }, []);
           this.open = undefined;
           return true;
         }
@@ -100,7 +95,7 @@ export class InProgress {
     this.open ??= { xid: block, index: 0, parts: 0, count: 0, subxids: new Set() };
     if (this.open.xid !== block) return this.stop(`transactions ${this.open.xid} and ${block} both changed captured tables while in progress`);
     if (xid !== undefined && xid !== block) this.open.subxids.add(xid);
-    if (this.changes.openLength >= TRANSACTION_PART) this.releasePart({ tx: `xid${block}` }, this.taken(this.changes.takeOpen()));
+    if (this.changes.openLength >= TRANSACTION_PART) this.releasePart({ tx: this.tx(block) }, this.taken(this.changes.takeOpen()));
     return true;
   }
 
@@ -110,7 +105,7 @@ export class InProgress {
     const open = this.open;
     if (open && open.xid === this.block) {
       open.index = index;
-      if (items.length) this.releasePart({ tx: `xid${this.block}` }, this.taken(items));
+      if (items.length) this.releasePart({ tx: this.tx(this.block!) }, this.taken(items));
     }
     this.block = undefined;
     return true;
@@ -177,21 +172,36 @@ export class InProgressRun {
     return this.current?.active === true;
   }
 
-  /** A new stream (`inProgress`: it asked for transactions in progress): a transaction the sink holds for the last one is rolled back first. */
+  /** The held transaction whose parts were taken and whose end has not settled: the sink may hold it open. */
+  private heldTx: string | undefined;
+  private generation = 0;
+
+  /**
+   * A new stream (`inProgress`: it asked for transactions in progress). What the sink may hold of
+   * the last one is rolled back first: its end may never come (dropped with the untaken changes,
+   * or streamed again under the new stream's name).
+   */
   begin(changes: ChangeAssembler, released: ReleasedChanges, inProgress: boolean, handed: { end: bigint | undefined }): InProgress | undefined {
-    const abort = this.current?.abortItem() ?? [];
-    if (abort.length) released.push(abort);
+    if (this.heldTx !== undefined) released.push([{ held: { part: { tx: this.heldTx, end: 'abort' }, messages: [] } }]);
     if (this.due) changes.shapesSeen?.forget(); // the column changes the lost part showed come again
     this.due = false;
     released.held = {
+      taken: (part) => void (part.end || (this.heldTx = part.tx)),
+      settled: (part) => {
+        if (part.end && part.tx === this.heldTx) this.heldTx = undefined;
+        this.wake();
+      },
       failed: (part, error, before) => {
         // Its commit was handed out: the batches handed out end before it again (a stream read again skips only those).
         if (before) handed.end = before.commit;
-        this.reread(`the sink could not apply a part of transaction ${part.tx.slice(3)} (${(error as Error).message})`);
+        this.reread(`the sink could not apply a part of transaction ${part.tx.replace(/^xid(\d+)\..*$/, '$1')} (${(error as Error).message})`);
       },
-      settled: () => this.wake(),
     };
-    this.current = inProgress ? new InProgress(changes, (items) => (released.push(items), this.wake()), (reason) => this.reread(reason)) : undefined;
+    const release = (items: Item[]): void => {
+      released.push(items);
+      this.wake();
+    };
+    this.current = inProgress ? new InProgress(changes, release, (reason) => this.reread(reason), ++this.generation) : undefined;
     return this.current;
   }
 

@@ -125,7 +125,7 @@ export class CdcSource implements Source {
         message: (msg, walStart, xid) => void (this.inProgress.onMessage(msg, walStart, xid) || this.onMessage(msg, walStart)),
         keepalive: (walEnd, reply) => {
           if (walEnd > this.received) this.received = walEnd;
-          if (this.idle() && !this.inProgress.active && this.received > this.confirmed) this.confirmed = this.received;
+          if (this.idle() && !this.inProgress.active && !this.inProgress.due && this.received > this.confirmed) this.confirmed = this.received;
           if (reply) this.stream?.sendStatus(this.confirmed, false);
           this.wakeup.notify();
         },

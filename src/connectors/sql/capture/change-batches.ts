@@ -104,7 +104,9 @@ export class ReleasedChanges {
    * A held part's write failed (the source reads its transaction again; for its commit, `before`
    * is where the batches handed out ended before it); `settled`: a part was acked or failed.
    */
-  held: { failed(part: HeldPart, error: unknown, before?: { commit: bigint | undefined }): void; settled(): void } | undefined;
+  held: { taken(part: HeldPart): void; failed(part: HeldPart, error: unknown, before?: { commit: bigint | undefined }): void; settled(part: HeldPart): void } | undefined;
+  /** Held parts handed out and not yet settled: a stream restarts only once there are none (what it skips depends on how they end). */
+  heldInFlight = 0;
 
   constructor(
     private readonly limit: number,
@@ -145,6 +147,8 @@ export class ReleasedChanges {
     this.count -= heldWeight(h);
     this.flowControl();
     this.inFlight++;
+    this.heldInFlight++;
+    this.held?.taken(h.part);
     const ends = h.commit !== undefined;
     const before = { commit: this.lastCommit };
     if (ends) this.lastCommit = h.commit;
@@ -156,8 +160,9 @@ export class ReleasedChanges {
       if (!open) return;
       open = false;
       this.inFlight--;
+      this.heldInFlight--;
       if (ends) this.gated = false;
-      this.held?.settled();
+      this.held?.settled(h.part);
     };
     const shown = ends ? this.show(h.commit!) : undefined;
     return {
@@ -171,8 +176,8 @@ export class ReleasedChanges {
       },
       fail: async (e) => {
         if (ends) this.lastCommit = before.commit;
-        settle();
         this.held?.failed(h.part, e, ends ? before : undefined);
+        settle();
       },
       release: async () => settle(),
     };

@@ -38,12 +38,21 @@ export async function nextChanges(l: ChangeLoop, max: number, signal: AbortSigna
   for (;;) {
     if (signal.aborted || l.ended()) return null;
     const e = l.failure();
+    if (e && e.kind !== 'transient') throw e;
+    const reread = l.rereadDue?.() === true;
+    // A restart resumes after the batches handed out: parts of a held transaction settle first (a failed commit is read again).
+    if ((e || reread) && l.released().heldInFlight > 0) {
+      await l.wakeup.wait(signal);
+      continue;
+    }
     if (e) {
-      if (e.kind !== 'transient') throw e;
       await l.restart();
       throw e;
     }
-    if (l.rereadDue?.()) await l.restart();
+    if (reread) {
+      await l.restart();
+      continue;
+    }
     for (let c: bigint | undefined; l.released().inFlight === 0 && (c = l.released().shiftCommit()) !== undefined; ) l.confirm(c);
     const copying = l.copying();
     const copied = await copying?.next(max, signal);

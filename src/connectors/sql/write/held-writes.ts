@@ -23,18 +23,22 @@ export class HeldWrites {
   /** Applies a part (`write` writes its messages, `empty` when it has none) into the transaction held for its source transaction. */
   async apply(part: HeldPart, empty: boolean, write: () => Promise<unknown>): Promise<void> {
     if (this.lost === part.tx) {
-      if (part.end === 'commit') throw transientError(`the part of transaction ${part.tx} held in ${this.table} was rolled back after a failure: the transaction is read again whole`);
-      if (part.end) this.lost = undefined;
+      if (part.end === 'commit') throw transientError(`what ${this.table} held of transaction ${part.tx} was rolled back after a failure: the transaction is read again whole`);
       return;
     }
-    if (part.end === 'abort') return this.rollback();
+    this.lost = undefined;
+    if (part.end === 'abort') {
+      // Nothing more of it may be applied: a part still on its way after a failure would start it again without its beginning.
+      this.lost = part.tx;
+      return this.rollback();
+    }
     if (!this.open && part.end && empty) return; // the end of a transaction that had no change of this table (several captured)
     if (this.open && this.open.tx !== part.tx) {
       await this.rollback();
       throw transientError(`a part of transaction ${part.tx} came while ${this.table} held transaction ${this.open.tx} open: both are read again whole`);
     }
-    if (!this.open) this.leavesAConnection(part.tx);
     try {
+      if (!this.open) this.leavesAConnection(part.tx);
       this.open ??= { tx: part.tx, t: await this.db.begin() };
       this.db.held = this.open.t;
       try {
@@ -49,7 +53,7 @@ export class HeldWrites {
       }
     } catch (e) {
       await this.rollback();
-      if (!part.end) this.lost = part.tx;
+      this.lost = part.tx;
       throw e;
     }
   }
