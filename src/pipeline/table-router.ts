@@ -93,9 +93,10 @@ export class TableRouterSink implements Sink {
    * would wait for.
    */
   async writeHeld(messages: Message[], part: HeldPart, commit?: CommitPosition): Promise<void> {
-    await this.addNew(messages);
-    const sinks = [...this.sinks.values()].map((r) => r.sink);
+    let sinks = [...this.sinks.values()].map((r) => r.sink);
     try {
+      await this.addNew(messages);
+      sinks = [...this.sinks.values()].map((r) => r.sink);
       const runs = this.runs(messages);
       for (const run of runs) await run.sink.writeHeld!(runs.length === 1 ? messages : messages.slice(run.from, run.to), { tx: part.tx });
       if (part.end) for (const sink of sinks) await sink.writeHeld!([], part, commit);

@@ -171,6 +171,7 @@ describe('a transaction streamed while in progress, into a PostgreSQL mirror', (
     const r = await bridge(['copy', src, dst, '-q']);
     expect({ code: r.exitCode, err: r.stderr }).toEqual({ code: 0, err: '' });
     expect(await md5('killed_m')).toEqual(await md5('killed'));
+    expect((await admin.query("SELECT active FROM pg_replication_slots WHERE slot_name = 'killed'")).rows).toEqual([{ active: false }]);
   });
 });
 

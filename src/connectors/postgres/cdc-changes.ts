@@ -69,10 +69,7 @@ export class ChangeAssembler {
     return part;
   }
 
-  /**
-   * A stream block of transaction `xid`, in progress (protocol 2): its changes are named by the xid
-   * (its commit is not known yet) from place `index` on, and never skipped by a resume (see push).
-   */
+  /** A stream block of transaction `xid` in progress: its changes are named by the xid (no commit yet) from place `index` on, not skipped by a resume (see push). */
   enterBlock(xid: number, index: number): void {
     this.startTx(0xffffffffffffffffn, `xid${xid}`, index);
   }
@@ -190,6 +187,11 @@ export class ChangeAssembler {
     const r = this.resume;
     if (r && (this.txLsn < r.end || (this.txLsnText === r.partialTx && this.txIndex - 1 < r.partialCount))) return;
     (this.openTx ??= []).push({ m });
+  }
+
+  /** A transaction committed at `commitLsn` was handed out whole before the stream restarted (or a sink holds it): it is not applied again. */
+  handedBefore(commitLsn: bigint): boolean {
+    return this.resume !== undefined && commitLsn < this.resume.end;
   }
 
   /**

@@ -65,7 +65,9 @@ export class InProgress {
         return this.blockEnds();
       case 'stream-commit':
         if (this.open?.xid !== msg.xid) return true; // no captured change (another table's, or another database's)
-        this.releasePart({ tx: this.tx(msg.xid), end: 'commit', count: this.open.count }, [], msg.endLsn);
+        // Streamed again after a restart though it was applied before (its commit's confirmation was lost with the connection): what was held again is rolled back.
+        if (this.changes.handedBefore(msg.commitLsn)) this.releasePart({ tx: this.tx(msg.xid), end: 'abort' }, []);
+        else this.releasePart({ tx: this.tx(msg.xid), end: 'commit', count: this.open.count }, [], msg.endLsn);
         this.open = undefined;
         return true;
       case 'stream-abort':

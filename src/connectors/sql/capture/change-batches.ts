@@ -176,8 +176,11 @@ export class ReleasedChanges {
       },
       fail: async (e) => {
         if (ends) this.lastCommit = before.commit;
-        this.held?.failed(h.part, e, ends ? before : undefined);
-        settle();
+        try {
+          this.held?.failed(h.part, e, ends ? before : undefined);
+        } finally {
+          settle();
+        }
       },
       release: async () => settle(),
     };
