@@ -54,6 +54,14 @@ async function pair(name: string, mirrorDdl = ''): Promise<{ src: string; dst: s
   return { src, dst };
 }
 
+/** A source transaction left open after `statements` (the test commits or rolls it back). */
+async function inProgress(...statements: string[]): Promise<pg.Client> {
+  const open = new pg.Client({ connectionString: base.toString() });
+  await open.connect();
+  for (const sql of ['BEGIN', ...statements]) await open.query(sql);
+  return open;
+}
+
 const sinkTransactions = async (table: string): Promise<number> => Number((await rows(`SELECT count(DISTINCT xid)::int AS n FROM sink_log WHERE tbl = '${table}'`))[0]!.n);
 
 describe('a transaction streamed while in progress, into a PostgreSQL mirror', () => {
@@ -63,11 +71,7 @@ describe('a transaction streamed while in progress, into a PostgreSQL mirror', (
     const tail = spawnBridge(['tail', src, dst, '--progress', 'none']);
     await started(tail);
     await waitUntil(async () => (await md5('big_m'))[0]!.n === 1000);
-    const open = new pg.Client({ connectionString: base.toString() });
-    await open.connect();
-    await open.query('BEGIN');
-    await open.query("INSERT INTO big SELECT g, md5(g::text), 1 FROM generate_series(1001, 21000) g");
-    await open.query('UPDATE big SET n = n + 1 WHERE id > 11000');
+    const open = await inProgress("INSERT INTO big SELECT g, md5(g::text), 1 FROM generate_series(1001, 21000) g", 'UPDATE big SET n = n + 1 WHERE id > 11000');
     // The mirror holds a transaction open for it (its parts applied) while it is in progress at the source.
     await waitUntil(() => mirrorHolds(open));
     expect((await md5('big_m'))[0]!.n).toBe(1000);
@@ -87,10 +91,7 @@ describe('a transaction streamed while in progress, into a PostgreSQL mirror', (
 
   it('a transaction rolled back at the source while the mirror held it leaves nothing in the mirror, and what came after lands', async () => {
     const { src, dst } = await pair('rolled');
-    const open = new pg.Client({ connectionString: base.toString() });
-    await open.connect();
-    await open.query('BEGIN');
-    await open.query("INSERT INTO rolled SELECT g, md5(g::text), 0 FROM generate_series(1, 20000) g");
+    const open = await inProgress("INSERT INTO rolled SELECT g, md5(g::text), 0 FROM generate_series(1, 20000) g");
     const tail = spawnBridge(['tail', src, dst, '--progress', 'none']);
     await started(tail);
     await waitUntil(() => mirrorHolds(open));
@@ -134,10 +135,7 @@ describe('a transaction streamed while in progress, into a PostgreSQL mirror', (
 
   it('the replication connection lost while the mirror holds a transaction: what it held is rolled back, the transaction streams again and lands once', async () => {
     const { src, dst } = await pair('lost');
-    const open = new pg.Client({ connectionString: base.toString() });
-    await open.connect();
-    await open.query('BEGIN');
-    await open.query("INSERT INTO lost SELECT g, md5(g::text), 0 FROM generate_series(1, 20000) g");
+    const open = await inProgress("INSERT INTO lost SELECT g, md5(g::text), 0 FROM generate_series(1, 20000) g");
     const tail = spawnBridge(['tail', src, dst, '--progress', 'none']);
     await started(tail);
     await waitUntil(() => mirrorHolds(open));
@@ -155,10 +153,7 @@ describe('a transaction streamed while in progress, into a PostgreSQL mirror', (
 
   it('killed while the mirror holds a transaction: nothing of it is left, and the next run applies it whole', async () => {
     const { src, dst } = await pair('killed');
-    const open = new pg.Client({ connectionString: base.toString() });
-    await open.connect();
-    await open.query('BEGIN');
-    await open.query("INSERT INTO killed SELECT g, md5(g::text), 0 FROM generate_series(1, 20000) g");
+    const open = await inProgress("INSERT INTO killed SELECT g, md5(g::text), 0 FROM generate_series(1, 20000) g");
     const tail = spawnBridge(['tail', src, dst, '--progress', 'none']);
     await started(tail);
     await waitUntil(() => mirrorHolds(open));
@@ -183,11 +178,7 @@ describe('a transaction streamed while in progress that changes two captured tab
     const src = `${SRC_URL}?tables=two_a,two_b&slot_name=${slot}`;
     const dst = `${base.toString()}?table=m.*&columns=auto&auto_create_table=true&max_connections=${maxConnections}`;
     expect((await bridge(['copy', src, dst, '-q'])).exitCode).toBe(0);
-    const open = new pg.Client({ connectionString: base.toString() });
-    await open.connect();
-    await open.query('BEGIN');
-    await open.query("INSERT INTO two_a SELECT g, md5(g::text), 0 FROM generate_series(1, 15000) g");
-    await open.query("INSERT INTO two_b SELECT g, md5(g::text), 1 FROM generate_series(1, 15000) g");
+    const open = await inProgress("INSERT INTO two_a SELECT g, md5(g::text), 0 FROM generate_series(1, 15000) g", "INSERT INTO two_b SELECT g, md5(g::text), 1 FROM generate_series(1, 15000) g");
     const tail = spawnBridge(['tail', src, dst, '--progress', 'none']);
     await started(tail);
     if (maxConnections > 2) await waitUntil(() => mirrorHolds(open, 2));

@@ -185,7 +185,7 @@ export class ChangeAssembler {
   private push(m: Message): void {
     // Resuming from a sink's position: changes it already holds are not sent again (the index is the seed's n).
     const r = this.resume;
-    if (r && (this.txLsn < r.end || (this.txLsnText === r.partialTx && this.txIndex - 1 < r.partialCount))) return;
+    if (r && (this.handedBefore(this.txLsn) || (this.txLsnText === r.partialTx && this.txIndex - 1 < r.partialCount))) return;
     (this.openTx ??= []).push({ m });
   }
 

@@ -8,8 +8,7 @@ interface Streamed {
   xid: number;
   /** The place of its next change (message ids: `pg:<table>:xid<xid>:<n>`). */
   index: number;
-  /** Parts released (the sink holds a transaction for it once one is written), and their messages. */
-  parts: number;
+  /** Messages released in its parts (the summary counts them once it commits). */
   count: number;
   /** Subtransactions with captured changes: rolling one back undoes changes already released. */
   subxids: Set<number>;
@@ -94,7 +93,7 @@ export class InProgress {
     const before = this.changes.openLength;
     this.changes.onMessage(msg, walStart);
     if (this.changes.openLength === before) return true;
-    this.open ??= { xid: block, index: 0, parts: 0, count: 0, subxids: new Set() };
+    this.open ??= { xid: block, index: 0, count: 0, subxids: new Set() };
     if (this.open.xid !== block) return this.stop(`transactions ${this.open.xid} and ${block} both changed captured tables while in progress`);
     if (xid !== undefined && xid !== block) this.open.subxids.add(xid);
     if (this.changes.openLength >= TRANSACTION_PART) this.releasePart({ tx: this.tx(block) }, this.taken(this.changes.takeOpen()));
@@ -116,7 +115,6 @@ export class InProgress {
   private taken = (items: Item[]): Message[] => items.map((i) => (i as { m: Message }).m);
 
   private releasePart(part: HeldPart, messages: Message[], commit?: bigint): void {
-    this.open!.parts++;
     this.open!.count += messages.length;
     this.release([{ held: { part, messages, ...(commit === undefined ? {} : { commit }) } }]);
   }
