@@ -155,7 +155,7 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
         source,
         sink,
         mode: a.command,
-        ...batching(a, source, sink),
+        ...batching(a, source, sink, dst),
         limit: a.limit,
         maxRetries: a.command === 'copy' ? a.maxRetries : Infinity,
         stats: hub,
@@ -196,6 +196,13 @@ export async function runCommand(a: RouteArgs, reporter: Reporter, stop: AbortSi
 export const DEFAULT_BATCH = 1024;
 /** Rows per batch when a table's rows are held as values on their way into another table (see batching). */
 const CONVERTED_ROWS = 2048;
+/**
+ * Changes per batch from change capture into a database table (a mirror): each batch is one
+ * transaction there, its position saved with it. A backlog of 100,000 single-row transactions
+ * into a PostgreSQL mirror took 4.5–5.8 s in batches of 1,024 and 3.6–4.4 s in batches of 4,096
+ * (16,384: 3.8–4.5 s), alternating; live, a batch is what has arrived, so this adds no wait.
+ */
+const CHANGES_INTO_TABLE = 4096;
 
 /**
  * A table whose rows go into a table, unless --batch-size / --read-ahead are given: rows that stay
@@ -206,8 +213,9 @@ const CONVERTED_ROWS = 2048;
  * streams several row batches into one write (PostgreSQL's open COPYs) says how many may be in
  * flight for it (rowConcurrency).
  */
-function batching(a: RouteArgs, source: Source, sink: Sink): { batchSize: number; readAhead: number; concurrency?: number } {
+function batching(a: RouteArgs, source: Source, sink: Sink, dst: Endpoint): { batchSize: number; readAhead: number; concurrency?: number } {
   const rows = source.rowBatches;
+  if (source.streamsChanges === true && dst.spec.name === 'database' && !a.batchSizeGiven) return { batchSize: CHANGES_INTO_TABLE, readAhead: a.readAhead };
   if (rows === undefined || !sink.writeRows) return { batchSize: a.batchSize, readAhead: a.readAhead };
   const bytes = rows.wire && sink.largeRowBatches === true ? rows.size : undefined;
   return {
@@ -226,7 +234,7 @@ async function printPlan(reporter: Reporter, source: Source, sink: Sink, src: En
   if (table && sink.planMapping) for (const item of sink.planMapping(table.columns)) lines.push(`  ${item.label.startsWith('  ') ? item.label : `sink ${item.label}`}${item.label.startsWith('  ') ? ' ' : ': '}${item.value}`);
   const g = guaranteeOf(a.command, src, dst);
   lines.push(`  delivery: ${g.mode}: ${g.why}`);
-  lines.push(`  batch size ${batching(a, source, sink).batchSize}${a.limit !== undefined ? `, limit ${a.limit}` : ''}`);
+  lines.push(`  batch size ${batching(a, source, sink, dst).batchSize}${a.limit !== undefined ? `, limit ${a.limit}` : ''}`);
   // The plan is what the user asked for, so it goes to stdout (no data is written in a dry run).
   process.stdout.write(redact(lines.join('\n')) + '\n');
   void reporter;

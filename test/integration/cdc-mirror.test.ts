@@ -73,6 +73,17 @@ describe('change capture is safe for the database it reads', () => {
     expect((await bridge(['slots', 'drop', 'kept_slot', PG_URL])).exitCode).toBe(2);
   });
 
+  it('a mirror takes changes 4,096 to a batch (one transaction each), other sinks 1,024; --batch-size decides when given; the dry run creates no slot', async () => {
+    await pg.exec('DROP TABLE IF EXISTS bs_cdc; CREATE TABLE bs_cdc (id int PRIMARY KEY, v text)');
+    const src = `postgres+cdc://${PG_URL.replace(/^postgres:\/\//, '')}?tables=bs_cdc&slot_name=bs_plan_slot`;
+    const plan = async (...args: string[]) => (await bridge(['tail', src, ...args, '--dry-run'])).stdout.match(/batch size (\d+)/)?.[1];
+    expect(await plan(`${PG_URL}?columns=auto&auto_create_table=true`)).toBe('4096');
+    expect(await plan(lite.url('bs_cdc', 'columns=auto&auto_create_table=true'))).toBe('4096');
+    expect(await plan(`${PG_URL}?columns=auto&auto_create_table=true`, '--batch-size', '300')).toBe('300');
+    expect(await plan('-')).toBe('1024');
+    expect(await pg.rows("SELECT slot_name FROM pg_replication_slots WHERE slot_name = 'bs_plan_slot'")).toEqual([]);
+  });
+
   it('temporary_slot=true leaves no slot behind', async () => {
     await pg.exec('DROP PUBLICATION IF EXISTS tmp_pub; DROP TABLE IF EXISTS t_tmp; CREATE TABLE t_tmp (id int PRIMARY KEY); INSERT INTO t_tmp VALUES (1)');
     const r = await bridge(['copy', `${PG_URL}?table=t_tmp&publication=tmp_pub&slot_name=tmp_slot&create_publication=true&temporary_slot=true`, '-']);
