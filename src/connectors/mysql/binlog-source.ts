@@ -179,7 +179,7 @@ export class BinlogSource implements Source {
   /** The delivery loop shared with PostgreSQL's slot (sql/capture/change-loop.ts). */
   private readonly loop: ChangeLoop = {
     ...{ ended: () => this.over, failure: () => this.failure, restart: () => this.restart(), released: () => this.released, confirm: (c: bigint) => this.confirm(c) },
-    ...{ copying: () => this.snapshot, copyOver: () => this.snapshotOver(), take: (max: number) => this.take(max), caughtUp: () => this.caughtUp(), wakeup: this.wakeup },
+    ...{ copying: () => this.snapshot, copyOver: () => this.snapshotOver(), take: (max: number) => this.take(max), caughtUp: () => this.caughtUp(), wakeup: this.wakeup, copyMax: () => this.ctx.batchSize },
     draining: () => this.ctx.mode === 'copy' || this.ctx.exitWhenDrained,
   };
 

@@ -186,7 +186,7 @@ export class CdcSource implements Source {
   private readonly loop: ChangeLoop = {
     ...{ ended: () => this.stoppedEarly, failure: () => this.failure, restart: () => this.restart(), released: () => this.released, confirm: (c: bigint) => this.confirm(c) },
     rereadDue: () => this.inProgress.due,
-    ...{ copying: () => this.copying, copyOver: () => this.copyOver(), take: (max: number) => this.take(max), caughtUp: () => this.caughtUp(), wakeup: this.wakeup },
+    ...{ copying: () => this.copying, copyOver: () => this.copyOver(), take: (max: number) => this.take(max), caughtUp: () => this.caughtUp(), wakeup: this.wakeup, copyMax: () => this.ctx.batchSize },
     draining: () => this.ctx.mode === 'copy' || this.ctx.exitWhenDrained,
     drained: () => void (this.drained = true),
     // Draining: ask for the server's WAL end now rather than at the next tick (ReplicationStream.askEnd).
