@@ -93,15 +93,15 @@ export class TableRouterSink implements Sink {
    * would wait for.
    */
   async writeHeld(messages: Message[], part: HeldPart, commit?: CommitPosition): Promise<void> {
-    let sinks = [...this.sinks.values()].map((r) => r.sink);
+    // Every table's sink as of now: one opened for this part's messages is among them.
+    const sinks = () => [...this.sinks.values()].map((r) => r.sink);
     try {
       await this.addNew(messages);
-      sinks = [...this.sinks.values()].map((r) => r.sink);
       const runs = this.runs(messages);
       for (const run of runs) await run.sink.writeHeld!(runs.length === 1 ? messages : messages.slice(run.from, run.to), { tx: part.tx });
-      if (part.end) for (const sink of sinks) await sink.writeHeld!([], part, commit);
+      if (part.end) for (const sink of sinks()) await sink.writeHeld!([], part, commit);
     } catch (e) {
-      for (const sink of sinks) await sink.writeHeld!([], { tx: part.tx, end: 'abort' }).catch(() => {});
+      for (const sink of sinks()) await sink.writeHeld!([], { tx: part.tx, end: 'abort' }).catch(() => {});
       throw e;
     }
   }
