@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridge, parseLines, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
+import { bridge, parseLines, readWholeLines, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
 import { mysqlLike, PG_URL, postgres, sqlite, type TestDb } from '../helpers/databases.js';
 
 /** Issue 12: change capture that is safe for the user's database, with stable ids, and that can mirror a table. */
@@ -88,6 +88,29 @@ describe('change capture is safe for the database it reads', () => {
     expect(r.exitCode).toBe(0);
     expect(parseLines(r.stderr).find((l) => l.type === 'summary')).toMatchObject({ rows: 5000, batches: 5 });
     expect(await lite.rows('SELECT count(*) AS n, sum(id) AS s FROM bs_cdc')).toEqual([{ n: 5000n, s: 12502500n }]);
+  });
+
+  it('a batch of four 1,000-row transactions with one value the mirror refuses: exit 4 naming the constraint; then with a dead letter the other 3,999 land, and a third run has nothing left', async () => {
+    await pg.exec('DROP TABLE IF EXISTS rf_src, rf_m; CREATE TABLE rf_src (id int PRIMARY KEY, n int NOT NULL); CREATE TABLE rf_m (id int PRIMARY KEY, n int NOT NULL CHECK (n < 1000000))');
+    await dropSlot('rf_slot');
+    const src = `postgres+cdc://${PG_URL.replace(/^postgres:\/\//, '')}?tables=rf_src&slot_name=rf_slot&snapshot=never`;
+    const dst = `${PG_URL}?table=rf_m&columns=auto&key=id`;
+    expect((await bridge(['copy', src, dst, '-q'])).exitCode).toBe(0);
+    for (let t = 0; t < 4; t++) await pg.exec(`INSERT INTO rf_src SELECT g, CASE WHEN g = 2500 THEN 1000000 ELSE g END FROM generate_series(${t * 1000 + 1}, ${t * 1000 + 1000}) g`);
+    const first = await bridge(['copy', src, dst, '--progress', 'none']);
+    expect(first.exitCode, first.stderr).toBe(4);
+    expect(first.stderr).toContain('rf_m_n_check');
+    expect(await pg.rows('SELECT id FROM rf_m WHERE id = 2500')).toEqual([]);
+    const dead = path.join(dir, 'rf-dead.ndjson');
+    const second = await bridge(['copy', src, dst, '--dead-letter', `file://${dead}`, '--progress', 'none']);
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect((readWholeLines(dead) as { payload: { id: number } }[]).map((l) => l.payload.id)).toEqual([2500]);
+    expect(await pg.rows('SELECT count(*)::int AS n, sum(id)::int AS s FROM rf_m')).toEqual([{ n: 3999, s: 8002000 - 2500 }]);
+    const again = path.join(dir, 'rf-again.ndjson');
+    const third = await bridge(['copy', src, dst, '--dead-letter', `file://${again}`, '--progress', 'json']);
+    expect(third.exitCode, third.stderr).toBe(0);
+    expect(parseLines(third.stderr).find((l) => l.type === 'summary')).toMatchObject({ rows: 0 });
+    await dropSlot('rf_slot');
   });
 
   it('temporary_slot=true leaves no slot behind', async () => {

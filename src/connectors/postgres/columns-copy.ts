@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { BridgeError } from '../../core/errors.js';
 import type { PlanItem } from '../../core/route.js';
 import type { Message } from '../../core/message.js';
@@ -19,6 +18,7 @@ import { BINARY_HEAD, BINARY_TAIL } from './copy-out.js';
 import { binaryEncoders, CopyBinaryEncoder } from './copy-binary.js';
 import { CopyAppender, type SessionLimits } from './copy-session.js';
 import { COPY_FROM } from './default-copy.js';
+import { upsertMerge } from './upsert-merge.js';
 import type { PgConnection } from './driver.js';
 
 /** Rows as COPY text chunks; `values` gives each row's column values (message-less rows are rejected unnamed). */
@@ -212,32 +212,31 @@ export class PgColumnsWriter extends ColumnsWriter {
     await this.loadEncoded(groups);
   }
 
-  /** Groups through COPY (`text`: their COPY text, encoded ahead). */
+  /**
+   * Groups through COPY (`text`: their COPY text, encoded ahead). With a key each group is one
+   * simple query, `CREATE TEMP TABLE IF NOT EXISTS …; COPY … FROM STDIN; INSERT … SELECT … ON
+   * CONFLICT …`, which a batch's position and COMMIT join when it is the batch's only group: one
+   * round trip a batch where there were six, each a chance for the event loop to start on something
+   * else first (100,000 single-row transactions into a mirror: 4.00–4.27 s → 3.70–4.05 s, 4 of 5
+   * runs). The next batch is encoded once this one's rows are sent, while the server merges them.
+   */
   private async loadEncoded(groups: Group[], text?: Buffer[][]): Promise<void> {
     if (groups.length === 0) return;
     const d = this.db.dialect;
-    const table = d.table(this.o.table);
     const keyNames = this.key?.map((k) => k.name);
-    const single = groups.length === 1 && !keyNames;
-    // One COPY commits itself (with the batch's position: atomicLoad); several go in one transaction.
-    const run = (fn: (c: PgConnection, wrap: (s: string) => string) => Promise<void>) => (single ? this.db.atomicLoad((c, wrap) => fn(c as PgConnection, wrap)) : this.db.transaction((c) => fn(c as PgConnection, (s) => s)));
+    // One group commits itself (with the batch's position: atomicLoad); several go in one transaction.
+    const run = (fn: (c: PgConnection, wrap: (s: string) => string) => Promise<void>) => (groups.length === 1 ? this.db.atomicLoad((c, wrap) => fn(c as PgConnection, wrap)) : this.db.transaction((c) => fn(c as PgConnection, (s) => s)));
     await run(async (conn, wrap) => {
       for (const [i, g] of groups.entries()) {
-        const cols = g.cols.map((x) => d.quote(x.name)).join(', ');
         const chunks = text?.[i] ?? encode(g);
         if (!keyNames) {
-          await copyChunks(conn, `COPY ${table} (${cols}) FROM STDIN`, chunks, wrap);
+          await copyChunks(conn, this.copySql(g.cols), chunks, wrap);
           continue;
         }
-        const tmp = d.quote(`bridge_upsert_${createHash('sha256').update(`${this.o.table}\0${cols}`).digest('hex').slice(0, 16)}`);
-        await conn.query(`CREATE TEMP TABLE IF NOT EXISTS ${tmp} ON COMMIT DELETE ROWS AS SELECT ${cols} FROM ${table} WITH NO DATA`);
-        await copyChunks(conn, `COPY ${tmp} (${cols}) FROM STDIN`, chunks);
-        const update = g.cols.map((x) => x.name).filter((n) => !keyNames.includes(n));
-        const merged = conn.query(`INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${tmp}${d.upsertClause(keyNames, update)}`);
-        this.early.prepare();
-        await merged;
+        const s = upsertMerge(d, this.o.table, g.cols, keyNames);
         // In a transaction held across batches (a source transaction in progress) ON COMMIT has not come: emptied for the next batch.
-        if (this.db.held) await conn.query(`TRUNCATE ${tmp}`);
+        const sql = [s.create, s.copy, s.merge, ...(this.db.held ? [s.empty] : [])].join('; ');
+        await copyChunks(conn, sql, chunks, wrap, () => this.early.prepare());
       }
     });
   }

@@ -23,10 +23,13 @@ export function arrayLiteral(v: unknown[]): string {
 }
 
 /** `COPY … FROM STDIN` of data already in COPY format (whole rows); settles once the server committed it. */
-export async function copyChunks(conn: PgConnection, sql: string, chunks: Buffer[], wrap: (sql: string) => string = (s) => s): Promise<void> {
+export async function copyChunks(conn: PgConnection, sql: string, chunks: Buffer[], wrap: (sql: string) => string = (s) => s, sent?: () => void): Promise<void> {
   // `wrap`: the COPY sent with the batch's position and COMMIT (Database.atomicLoad).
   const stream = conn.client.query(from(wrap(sql)));
-  await pipeline(Readable.from(chunks), stream);
+  const rows = Readable.from(chunks);
+  // `sent`: once the rows are handed to the socket, while the server works on them.
+  if (sent) rows.once('end', () => setImmediate(sent));
+  await pipeline(rows, stream);
 }
 
 /** `COPY … FROM STDIN` of whole rows, as text or as binary tuples (framed here by the format's header and trailer). */
