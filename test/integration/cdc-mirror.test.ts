@@ -91,7 +91,7 @@ describe('change capture is safe for the database it reads', () => {
   });
 
   it('a batch of four 1,000-row transactions with one value the mirror refuses: exit 4 naming the constraint; then with a dead letter the other 3,999 land, and a third run has nothing left', async () => {
-    await pg.exec('DROP TABLE IF EXISTS rf_src, rf_m; CREATE TABLE rf_src (id int PRIMARY KEY, n int NOT NULL); CREATE TABLE rf_m (id int PRIMARY KEY, n int NOT NULL CHECK (n < 1000000))');
+    await pg.exec('DROP PUBLICATION IF EXISTS rf_slot; DROP TABLE IF EXISTS rf_src, rf_m; CREATE TABLE rf_src (id int PRIMARY KEY, n int NOT NULL); CREATE TABLE rf_m (id int PRIMARY KEY, n int NOT NULL CHECK (n < 1000000))');
     await dropSlot('rf_slot');
     const src = `postgres+cdc://${PG_URL.replace(/^postgres:\/\//, '')}?tables=rf_src&slot_name=rf_slot&snapshot=never`;
     const dst = `${PG_URL}?table=rf_m&columns=auto&key=id`;
@@ -111,6 +111,25 @@ describe('change capture is safe for the database it reads', () => {
     expect(third.exitCode, third.stderr).toBe(0);
     expect(parseLines(third.stderr).find((l) => l.type === 'summary')).toMatchObject({ rows: 0 });
     await dropSlot('rf_slot');
+    await pg.exec('DROP PUBLICATION rf_slot');
+  });
+
+  it('one batch of 300 inserts, a truncate, 300 other inserts and 10 deletes: the mirror holds the last 290 rows and nothing of the first 300', async () => {
+    await pg.exec('DROP PUBLICATION IF EXISTS seg_slot; DROP TABLE IF EXISTS seg_src, seg_m; CREATE TABLE seg_src (id int PRIMARY KEY, v text NOT NULL); CREATE TABLE seg_m (id int PRIMARY KEY, v text NOT NULL)');
+    await dropSlot('seg_slot');
+    const src = `postgres+cdc://${PG_URL.replace(/^postgres:\/\//, '')}?tables=seg_src&slot_name=seg_slot&snapshot=never`;
+    const dst = `${PG_URL}?table=seg_m&columns=auto&key=id`;
+    expect((await bridge(['copy', src, dst, '-q'])).exitCode).toBe(0);
+    // One source transaction, so one batch: two segments of upserts around a truncate, then deletes.
+    await pg.exec("INSERT INTO seg_src SELECT g, 'a' || g FROM generate_series(1, 300) g; TRUNCATE seg_src; INSERT INTO seg_src SELECT g, 'b' || g FROM generate_series(1001, 1300) g; DELETE FROM seg_src WHERE id <= 1010");
+    const r = await bridge(['copy', src, dst, '--progress', 'json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(parseLines(r.stderr).find((l) => l.type === 'summary')).toMatchObject({ batches: 1 });
+    const content = 'SELECT count(*)::int AS n, min(id) AS lo, max(id) AS hi, string_agg(v, \',\' ORDER BY id) AS v FROM';
+    expect(await pg.rows(`${content} seg_m`)).toEqual(await pg.rows(`${content} seg_src`));
+    expect(await pg.rows('SELECT count(*)::int AS n FROM seg_m')).toEqual([{ n: 290 }]);
+    await dropSlot('seg_slot');
+    await pg.exec('DROP PUBLICATION seg_slot');
   });
 
   it('temporary_slot=true leaves no slot behind', async () => {

@@ -1,6 +1,6 @@
 import { rejectedError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
-import { ChunkBuffer } from '../sql/write/chunk-buffer.js';
+import { ChunkBuffer, type ChunkPool } from '../sql/write/chunk-buffer.js';
 import { arrayLiteral } from './copy-text.js';
 
 const ESCAPES = /[\\\t\n\r\0]/;
@@ -54,4 +54,11 @@ export class CopyTextEncoder extends ChunkBuffer {
     }
     this.utf8(s);
   }
+}
+
+/** Rows as COPY text chunks; `values` gives each row's column values (message-less rows are rejected unnamed). */
+export function chunked<T>(rows: T[], values: (r: T) => unknown[], m?: (r: T) => Message | undefined, pool?: ChunkPool): Buffer[] {
+  const enc = new CopyTextEncoder(pool);
+  for (const r of rows) enc.row(values(r), m?.(r));
+  return enc.finish();
 }

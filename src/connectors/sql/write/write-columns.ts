@@ -20,6 +20,9 @@ export interface ColumnsOptions extends ColumnRowsOptions {
   warn?(text: string): void;
 }
 
+/** A step of a batch of changes: a statement (a delete, a truncate), or rows to upsert by key. */
+export type ChangeStep = Statement | Group[];
+
 /** Rows of a batch that map to the same columns. */
 export interface Group {
   cols: ColumnInfo[];
@@ -103,16 +106,21 @@ export class ColumnsWriter extends StatementWriter {
   /** A batch of changes, in order, in one transaction: per segment a truncate, then deletes and upserts by key. */
   private async applyChanges(messages: Message[]): Promise<void> {
     const d = this.db.dialect;
-    const st: Statement[] = [];
+    const steps: ChangeStep[] = [];
     const written: Row[] = [];
     for (const seg of segments(messages, (m) => this.rows.row(m))) {
-      if (seg.truncate) st.push({ sql: `DELETE FROM ${d.table(this.o.table)}`, params: [] });
-      st.push(...deleteStatements(d, this.o.table, this.key!, seg.deletes));
-      st.push(...this.statementsOf(this.group(seg.upserts)));
+      if (seg.truncate) steps.push({ sql: `DELETE FROM ${d.table(this.o.table)}`, params: [] });
+      steps.push(...deleteStatements(d, this.o.table, this.key!, seg.deletes));
+      if (seg.upserts.length) steps.push(this.group(seg.upserts));
       written.push(...seg.upserts);
     }
-    await this.execute(st);
+    await this.applySteps(steps);
     this.countLossy(written);
+  }
+
+  /** Runs a batch's changes in one transaction, upserts as multi-row statements (kinds with a faster bulk upsert override). */
+  protected async applySteps(steps: ChangeStep[]): Promise<void> {
+    await this.execute(steps.flatMap((s) => (Array.isArray(s) ? this.statementsOf(s) : [s])));
   }
 
   /** Writes converted rows (statements in one transaction; kinds override with faster loads). */
