@@ -12,6 +12,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const dropSlot = (slot: string) => pg.exec(`SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '${slot}' AND NOT active`);
 
+/**
+ * `<name>_src` (columns `cols`) and its mirror `<name>_m` (`mirrorCols`) in the test database, and a
+ * new slot `<name>_slot` made by a first run (snapshot=never: only what comes after is streamed).
+ */
+async function slotPair(name: string, cols: string, mirrorCols: string): Promise<{ src: string; dst: string; done: () => Promise<void> }> {
+  await pg.exec(`DROP PUBLICATION IF EXISTS ${name}_slot; DROP TABLE IF EXISTS ${name}_src, ${name}_m; CREATE TABLE ${name}_src (${cols}); CREATE TABLE ${name}_m (${mirrorCols})`);
+  await dropSlot(`${name}_slot`);
+  const src = `postgres+cdc://${PG_URL.replace(/^postgres:\/\//, '')}?tables=${name}_src&slot_name=${name}_slot&snapshot=never`;
+  const dst = `${PG_URL}?table=${name}_m&columns=auto&key=id`;
+  expect((await bridge(['copy', src, dst, '-q'])).exitCode).toBe(0);
+  return { src, dst, done: async () => (await dropSlot(`${name}_slot`), await pg.exec(`DROP PUBLICATION ${name}_slot`)) };
+}
+
 beforeAll(async () => {
   pg = await postgres();
   my = await mysqlLike('mariadb');
@@ -91,11 +104,7 @@ describe('change capture is safe for the database it reads', () => {
   });
 
   it('a batch of four 1,000-row transactions with one value the mirror refuses: exit 4 naming the constraint; then with a dead letter the other 3,999 land, and a third run has nothing left', async () => {
-    await pg.exec('DROP PUBLICATION IF EXISTS rf_slot; DROP TABLE IF EXISTS rf_src, rf_m; CREATE TABLE rf_src (id int PRIMARY KEY, n int NOT NULL); CREATE TABLE rf_m (id int PRIMARY KEY, n int NOT NULL CHECK (n < 1000000))');
-    await dropSlot('rf_slot');
-    const src = `postgres+cdc://${PG_URL.replace(/^postgres:\/\//, '')}?tables=rf_src&slot_name=rf_slot&snapshot=never`;
-    const dst = `${PG_URL}?table=rf_m&columns=auto&key=id`;
-    expect((await bridge(['copy', src, dst, '-q'])).exitCode).toBe(0);
+    const { src, dst, done } = await slotPair('rf', 'id int PRIMARY KEY, n int NOT NULL', 'id int PRIMARY KEY, n int NOT NULL CHECK (n < 1000000)');
     for (let t = 0; t < 4; t++) await pg.exec(`INSERT INTO rf_src SELECT g, CASE WHEN g = 2500 THEN 1000000 ELSE g END FROM generate_series(${t * 1000 + 1}, ${t * 1000 + 1000}) g`);
     const first = await bridge(['copy', src, dst, '--progress', 'none']);
     expect(first.exitCode, first.stderr).toBe(4);
@@ -110,16 +119,11 @@ describe('change capture is safe for the database it reads', () => {
     const third = await bridge(['copy', src, dst, '--dead-letter', `file://${again}`, '--progress', 'json']);
     expect(third.exitCode, third.stderr).toBe(0);
     expect(parseLines(third.stderr).find((l) => l.type === 'summary')).toMatchObject({ rows: 0 });
-    await dropSlot('rf_slot');
-    await pg.exec('DROP PUBLICATION rf_slot');
+    await done();
   });
 
   it('one batch of 300 inserts, a truncate, 300 other inserts and 10 deletes: the mirror holds the last 290 rows and nothing of the first 300', async () => {
-    await pg.exec('DROP PUBLICATION IF EXISTS seg_slot; DROP TABLE IF EXISTS seg_src, seg_m; CREATE TABLE seg_src (id int PRIMARY KEY, v text NOT NULL); CREATE TABLE seg_m (id int PRIMARY KEY, v text NOT NULL)');
-    await dropSlot('seg_slot');
-    const src = `postgres+cdc://${PG_URL.replace(/^postgres:\/\//, '')}?tables=seg_src&slot_name=seg_slot&snapshot=never`;
-    const dst = `${PG_URL}?table=seg_m&columns=auto&key=id`;
-    expect((await bridge(['copy', src, dst, '-q'])).exitCode).toBe(0);
+    const { src, dst, done } = await slotPair('seg', 'id int PRIMARY KEY, v text NOT NULL', 'id int PRIMARY KEY, v text NOT NULL');
     // One source transaction, so one batch: two segments of upserts around a truncate, then deletes.
     await pg.exec("INSERT INTO seg_src SELECT g, 'a' || g FROM generate_series(1, 300) g; TRUNCATE seg_src; INSERT INTO seg_src SELECT g, 'b' || g FROM generate_series(1001, 1300) g; DELETE FROM seg_src WHERE id <= 1010");
     const r = await bridge(['copy', src, dst, '--progress', 'json']);
@@ -128,8 +132,7 @@ describe('change capture is safe for the database it reads', () => {
     const content = 'SELECT count(*)::int AS n, min(id) AS lo, max(id) AS hi, string_agg(v, \',\' ORDER BY id) AS v FROM';
     expect(await pg.rows(`${content} seg_m`)).toEqual(await pg.rows(`${content} seg_src`));
     expect(await pg.rows('SELECT count(*)::int AS n FROM seg_m')).toEqual([{ n: 290 }]);
-    await dropSlot('seg_slot');
-    await pg.exec('DROP PUBLICATION seg_slot');
+    await done();
   });
 
   it('temporary_slot=true leaves no slot behind', async () => {
