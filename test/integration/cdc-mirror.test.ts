@@ -135,6 +135,32 @@ describe('change capture is safe for the database it reads', () => {
     await done();
   });
 
+  it("a mirror whose CHECK divides by zero on one row of a 300-row batch: that row is a dead letter and the rest lands (not taken for another run's position)", async () => {
+    const { src, dst, done } = await slotPair('dz', 'id int PRIMARY KEY, n int NOT NULL', 'id int PRIMARY KEY, n int NOT NULL CHECK (1000 / n > 0)');
+    await pg.exec('INSERT INTO dz_src SELECT g, CASE WHEN g = 150 THEN 0 ELSE g END FROM generate_series(1, 300) g');
+    const dead = path.join(dir, 'dz-dead.ndjson');
+    const r = await bridge(['copy', src, dst, '--dead-letter', `file://${dead}`, '--progress', 'none']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect((readWholeLines(dead) as { payload: { id: number } }[]).map((l) => l.payload.id)).toEqual([150]);
+    expect(await pg.rows('SELECT count(*)::int AS n FROM dz_m')).toEqual([{ n: 299 }]);
+    await done();
+  });
+
+  it("the mirror's position moved by another writer while a tail runs: the tail stops saying so, and the batch it could not claim is not in the mirror", async () => {
+    const { src, dst, done } = await slotPair('mv', 'id int PRIMARY KEY, v text NOT NULL', 'id int PRIMARY KEY, v text NOT NULL');
+    const tail = spawnBridge(['tail', src, dst, '--progress', 'none']);
+    const count = async () => (await pg.rows('SELECT count(*)::int AS n FROM mv_m'))[0]!.n as number;
+    await pg.exec("INSERT INTO mv_src SELECT g, 'v' || g FROM generate_series(1, 300) g");
+    await waitFor(async () => (await count()) === 300, 20_000, 100);
+    await pg.exec("UPDATE bridge_positions SET seq = seq + 5 WHERE route LIKE '%mv_slot%'");
+    await pg.exec("INSERT INTO mv_src SELECT g, 'v' || g FROM generate_series(301, 600) g");
+    const r = await tail.catch((e: { exitCode: number; stderr: string }) => e);
+    expect(r.exitCode, r.stderr).not.toBe(0);
+    expect(r.stderr).toContain('moved under this run');
+    expect(await count()).toBe(300);
+    await done();
+  });
+
   it('temporary_slot=true leaves no slot behind', async () => {
     await pg.exec('DROP PUBLICATION IF EXISTS tmp_pub; DROP TABLE IF EXISTS t_tmp; CREATE TABLE t_tmp (id int PRIMARY KEY); INSERT INTO t_tmp VALUES (1)');
     const r = await bridge(['copy', `${PG_URL}?table=t_tmp&publication=tmp_pub&slot_name=tmp_slot&create_publication=true&temporary_slot=true`, '-']);

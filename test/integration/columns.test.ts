@@ -68,6 +68,22 @@ for (const kind of ['postgres', 'mysql', 'mariadb', 'sqlite'] as const) {
       ]);
     });
 
+    it('300 rows with key=id but no id field, into a table whose id has a default: every row lands with a key of its own', async () => {
+      const serial: Record<TestDb['kind'], string> = {
+        postgres: 'id serial PRIMARY KEY, v text',
+        mysql: 'id int AUTO_INCREMENT PRIMARY KEY, v text',
+        mariadb: 'id int AUTO_INCREMENT PRIMARY KEY, v text',
+        sqlite: 'id INTEGER PRIMARY KEY, v TEXT',
+      };
+      const k = `t_nokey_${kind}`;
+      await db().exec(`DROP TABLE IF EXISTS ${k}`);
+      await db().exec(`CREATE TABLE ${k} (${serial[kind]})`);
+      const src = ndjson(`nokey-${kind}.ndjson`, Array.from({ length: 300 }, (_, i) => ({ v: `v${i}` })));
+      const r = await bridge(['copy', src, db().url(k, 'columns=auto&key=id'), '-q']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect((await db().rows(`SELECT count(DISTINCT id) AS n, count(DISTINCT v) AS v FROM ${k}`)).map((x) => [Number(x.n), Number(x.v)])).toEqual([[300, 300]]);
+    });
+
     it('unmatched fields go to extra_column as one object; without it they are dropped, warned once and counted', async () => {
       await db().exec(`DELETE FROM ${t}`);
       const src = ndjson(`extra-${kind}.ndjson`, [
