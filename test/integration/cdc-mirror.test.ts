@@ -161,6 +161,21 @@ describe('change capture is safe for the database it reads', () => {
     await done();
   });
 
+  it('a source column widened from varchar(10) to varchar(100) while a tail mirrors it (auto_create_table follows): the next 300 rows of 50 characters land', async () => {
+    const { src, dst, done } = await slotPair('wid', 'id int PRIMARY KEY, v varchar(10)', 'id int PRIMARY KEY, v varchar(10)');
+    const tail = spawnBridge(['tail', src, `${dst}&auto_create_table=true`, '--progress', 'none']);
+    const mirror = async () => (await pg.rows('SELECT count(*)::int AS n, max(length(v))::int AS len FROM wid_m'))[0];
+    await pg.exec("INSERT INTO wid_src SELECT g, 'v' || g FROM generate_series(1, 300) g");
+    await waitFor(async () => (await mirror())!.n === 300, 20_000, 100);
+    await pg.exec("ALTER TABLE wid_src ALTER COLUMN v TYPE varchar(100); INSERT INTO wid_src SELECT g, repeat('x', 50) FROM generate_series(301, 600) g");
+    await waitFor(async () => (await mirror())!.n === 600, 20_000, 100).catch(() => undefined);
+    tail.kill('SIGINT');
+    const r = await tail.catch((e: { exitCode: number; stderr: string }) => e);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(await mirror()).toEqual({ n: 600, len: 50 });
+    await done();
+  });
+
   it('temporary_slot=true leaves no slot behind', async () => {
     await pg.exec('DROP PUBLICATION IF EXISTS tmp_pub; DROP TABLE IF EXISTS t_tmp; CREATE TABLE t_tmp (id int PRIMARY KEY); INSERT INTO t_tmp VALUES (1)');
     const r = await bridge(['copy', `${PG_URL}?table=t_tmp&publication=tmp_pub&slot_name=tmp_slot&create_publication=true&temporary_slot=true`, '-']);
