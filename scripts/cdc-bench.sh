@@ -4,7 +4,7 @@
 #   1. the initial snapshot (postgres+cdc:// snapshot=only) against `bridge copy` of the same table,
 #      into NDJSON and into SQLite;
 #   2. streaming a backlog of N changes — one N-row UPDATE, then N single-row UPDATE transactions
-#      (pgbench) — into NDJSON and into a PostgreSQL mirror (columns=auto, key from the primary key),
+#      (pgbench), then N transactions of which 1% DELETE — into NDJSON and into a PostgreSQL mirror (columns=auto, key from the primary key),
 #      each timed from start to exit (`bridge copy` of a slot stops once caught up with the WAL end
 #      of its start), against pg_recvlogical reading the same slot backlog to its end;
 #   3. lag from commit to the mirror row at 1,000 single-row INSERTs a second (pgbench -R).
@@ -65,7 +65,7 @@ stream() { # $1 label, $2 changes
   P -d postgres -c CHECKPOINT >/dev/null
   local end; end=$(P -d bench_cdc -c "select pg_current_wal_lsn()"); rm -f "$W/anchor.txt"
   read -r a am < <(timed pg_recvlogical -d bench_cdc --slot cb_anchor --start --endpos "$end" -f "$W/anchor.txt" --no-loop)
-  local got; got=$(grep -c '^table public.cdcb: UPDATE' "$W/anchor.txt" || true)
+  local got; got=$(grep -cE '^table public.cdcb: (UPDATE|DELETE)' "$W/anchor.txt" || true)
   rm -f "$W/stream.ndjson"
   read -r n nm < <(timed $B copy "${SRC/postgres:/postgres+cdc:}?tables=cdcb&slot_name=cb_nd&snapshot=never" "file://$W/stream.ndjson" -q)
   read -r m mm < <(timed $B copy "${SRC/postgres:/postgres+cdc:}?tables=cdcb&slot_name=cb_m" "$MIR?columns=auto&auto_create_table=true" -q)
@@ -80,9 +80,18 @@ align
 printf '\\set id random(1, %d)\nUPDATE cdcb SET n = n + 1, at = now() WHERE id = :id;\n' "$N" > "$W/one.sql"
 pgbench -n -c 4 -j 2 -t $((TX / 4)) -f "$W/one.sql" bench_cdc >/dev/null 2>&1
 stream "$TX single-row UPDATE transactions" "$TX"
-want=$(P -d bench_cdc -c "select md5(string_agg(id || ':' || v || ':' || n, ',' order by id)) from cdcb")
-got=$(P -d bench_cdc_m -c "select md5(string_agg(id || ':' || v || ':' || n, ',' order by id)) from cdcb")
-[ "$want" = "$got" ] && echo "mirror content: equal to the source (md5 $want)" || { echo "mirror content DIFFERS: $want vs $got"; exit 1; }
+same() {
+  local want got; want=$(P -d bench_cdc -c "select count(*) || ' rows, md5 ' || md5(string_agg(id || ':' || v || ':' || n || ':' || at, ',' order by id)) from cdcb")
+  got=$(P -d bench_cdc_m -c "select count(*) || ' rows, md5 ' || md5(string_agg(id || ':' || v || ':' || n || ':' || at, ',' order by id)) from cdcb")
+  [ "$want" = "$got" ] && echo "mirror content: equal to the source ($want)" || { echo "mirror content DIFFERS: $want vs $got"; exit 1; }
+}
+same
+# The same with a delete in every hundred transactions (a batch with deletes applies in order).
+align
+printf '\\set id random(1, %d)\nDELETE FROM cdcb WHERE id = :id;\n' "$N" > "$W/del.sql"
+pgbench -n -c 4 -j 2 -t $((TX / 4)) -f "$W/one.sql@99" -f "$W/del.sql@1" bench_cdc >/dev/null 2>&1
+stream "$TX single-row transactions, 1% of them DELETEs" "$TX"
+same
 
 echo "## 3. lag at 1,000 commits a second"
 P -d bench_cdc -c "create table lag_src (id bigserial primary key, created_at timestamptz not null default clock_timestamp())"
