@@ -176,6 +176,22 @@ describe('change capture is safe for the database it reads', () => {
     await done();
   });
 
+  it('a delete, then a value the mirror refuses, in one batch without a dead letter: exit 4 naming the refused row and its constraint (not the delete), nothing of the batch applied', async () => {
+    const { src, dst, done } = await slotPair('lc', 'id int PRIMARY KEY, n int NOT NULL', 'id int PRIMARY KEY, n int NOT NULL CHECK (n < 1000000)');
+    await pg.exec('INSERT INTO lc_src SELECT g, g FROM generate_series(1, 300) g');
+    expect((await bridge(['copy', src, dst, '-q'])).exitCode).toBe(0);
+    // The mirror lacks the row the source deletes (a probe of that delete as an insert would fail on n's NOT NULL).
+    await pg.exec('DELETE FROM lc_m WHERE id = 2');
+    await pg.exec('DELETE FROM lc_src WHERE id = 2; INSERT INTO lc_src VALUES (301, 1000000)');
+    const r = await bridge(['copy', src, dst, '--progress', 'none']);
+    expect(r.exitCode, r.stderr).toBe(4);
+    expect(r.stderr).toContain('lc_m_n_check');
+    expect(r.stderr).not.toContain('null value');
+    expect(r.stderr).toMatch(/message [0-9a-f]{32} was rejected/);
+    expect(await pg.rows('SELECT count(*)::int AS n, max(id) AS hi FROM lc_m')).toEqual([{ n: 299, hi: 300 }]);
+    await done();
+  });
+
   it('temporary_slot=true leaves no slot behind', async () => {
     await pg.exec('DROP PUBLICATION IF EXISTS tmp_pub; DROP TABLE IF EXISTS t_tmp; CREATE TABLE t_tmp (id int PRIMARY KEY); INSERT INTO t_tmp VALUES (1)');
     const r = await bridge(['copy', `${PG_URL}?table=t_tmp&publication=tmp_pub&slot_name=tmp_slot&create_publication=true&temporary_slot=true`, '-']);

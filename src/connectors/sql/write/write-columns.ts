@@ -8,8 +8,11 @@ import { ColumnRows, type ColumnRowsOptions, type Row } from './column-rows.js';
 import type { Database } from '../database.js';
 import { SqlRowSet } from '../row-set.js';
 import type { ColumnInfo } from '../types.js';
-import { deleteStatements, hasChanges, overlay, segments } from './write-mirror.js';
+import { changeSteps, hasChanges, overlay, segments } from './write-mirror.js';
 import { chunkByParams, StatementWriter, type Statement } from './writer.js';
+import type { ChangeStep, Group } from './write-mirror.js';
+
+export type { ChangeStep, Group } from './write-mirror.js';
 
 export type { Row } from './column-rows.js';
 
@@ -18,15 +21,6 @@ export interface ColumnsOptions extends ColumnRowsOptions {
   onLossy?(count: number): void;
   /** Warns once (a change-capture source without key=). */
   warn?(text: string): void;
-}
-
-/** A step of a batch of changes: a statement (a delete, a truncate), or rows to upsert by key. */
-export type ChangeStep = Statement | Group[];
-
-/** Rows of a batch that map to the same columns. */
-export interface Group {
-  cols: ColumnInfo[];
-  rows: Row[];
 }
 
 /**
@@ -105,23 +99,21 @@ export class ColumnsWriter extends StatementWriter {
 
   /** A batch of changes, in order, in one transaction: per segment a truncate, then deletes and upserts by key. */
   private async applyChanges(messages: Message[]): Promise<void> {
-    const d = this.db.dialect;
-    const steps: ChangeStep[] = [];
-    const written: Row[] = [];
-    for (const seg of segments(messages, (m) => this.rows.row(m))) {
-      if (seg.truncate) steps.push({ sql: `DELETE FROM ${d.table(this.o.table)}`, params: [] });
-      steps.push(...deleteStatements(d, this.o.table, this.key!, seg.deletes));
-      if (seg.upserts.length) steps.push(this.group(seg.upserts));
-      written.push(...seg.upserts);
-    }
+    const { steps, written } = this.changeSteps(messages);
     await this.applySteps(steps);
     this.countLossy(written);
   }
 
+  private changeSteps(messages: Message[]): { steps: ChangeStep[]; written: Row[] } {
+    return changeSteps(this.db.dialect, this.o.table, this.key!, segments(messages, (m) => this.rows.row(m)), (rows) => this.group(rows));
+  }
+
   /** Runs a batch's changes in one transaction, upserts as multi-row statements (kinds with a faster bulk upsert override). */
   protected async applySteps(steps: ChangeStep[]): Promise<void> {
-    await this.execute(steps.flatMap((s) => (Array.isArray(s) ? this.statementsOf(s) : [s])));
+    await this.execute(this.flat(steps));
   }
+
+  private flat = (steps: ChangeStep[]): Statement[] => steps.flatMap((s) => (Array.isArray(s) ? this.statementsOf(s) : [s]));
 
   /** Writes converted rows (statements in one transaction; kinds override with faster loads). */
   protected async load(groups: Group[]): Promise<void> {
@@ -174,8 +166,10 @@ export class ColumnsWriter extends StatementWriter {
     return [...groups.values()];
   }
 
+  /** The batch's statements (locate probes messages one by one with them: a delete is probed as a delete). */
   statements(messages: Message[]): Statement[] {
-    return this.statementsOf(this.groups(messages));
+    if (!this.key || !hasChanges(messages)) return this.statementsOf(this.groups(messages));
+    return this.flat(this.changeSteps(messages).steps);
   }
 
   protected statementsOf(groups: Group[]): Statement[] {

@@ -4,6 +4,15 @@ import type { Dialect } from '../dialect.js';
 import type { ColumnInfo } from '../types.js';
 import { chunkByParams, type Statement } from './writer.js';
 
+/** Rows of a batch that map to the same columns. */
+export interface Group {
+  cols: ColumnInfo[];
+  rows: Row[];
+}
+
+/** A step of a batch of changes: a statement (a delete, a truncate), or rows to upsert by key. */
+export type ChangeStep = Statement | Group[];
+
 /** What a change-capture message asks of a mirror table. */
 export type ChangeOp = 'upsert' | 'delete' | 'truncate';
 
@@ -91,4 +100,17 @@ export function deleteStatements(d: Dialect, table: string, key: ColumnInfo[], r
     });
     return { sql: `DELETE FROM ${d.table(table)} WHERE ${ors.join(' OR ')}`, params };
   });
+}
+
+/** A batch's segments as steps in order: per segment a truncate (DELETE of every row), deletes by key, then its upserts grouped by column list. */
+export function changeSteps(d: Dialect, table: string, key: ColumnInfo[], segs: Segment[], group: (rows: Row[]) => Group[]): { steps: ChangeStep[]; written: Row[] } {
+  const steps: ChangeStep[] = [];
+  const written: Row[] = [];
+  for (const seg of segs) {
+    if (seg.truncate) steps.push({ sql: `DELETE FROM ${d.table(table)}`, params: [] });
+    steps.push(...deleteStatements(d, table, key, seg.deletes));
+    if (seg.upserts.length) steps.push(group(seg.upserts));
+    written.push(...seg.upserts);
+  }
+  return { steps, written };
 }

@@ -68,6 +68,8 @@ export abstract class StatementWriter implements Writer {
 
   async locate(messages: Message[]): Promise<{ index: number; error: BridgeError } | undefined> {
     for (let i = 0; i < messages.length; i++) {
+      // A change source's schema message (a table's columns) is no row: the sink applied it before the rows.
+      if (messages[i]!.metadata?.['bridge.op'] === 'schema') continue;
       try {
         const st = this.statements([messages[i]!]);
         const tx = await this.db.begin();
