@@ -8,9 +8,8 @@ import { ColumnRows, type ColumnRowsOptions, type Row } from './column-rows.js';
 import type { Database } from '../database.js';
 import { SqlRowSet } from '../row-set.js';
 import type { ColumnInfo } from '../types.js';
-import { changeSteps, hasChanges, overlay, segments } from './write-mirror.js';
+import { changeSteps, hasChanges, overlay, segments, type ChangeStep, type Group } from './write-mirror.js';
 import { chunkByParams, StatementWriter, type Statement } from './writer.js';
-import type { ChangeStep, Group } from './write-mirror.js';
 
 export type { ChangeStep, Group } from './write-mirror.js';
 
