@@ -5,7 +5,8 @@ import type { RowSet } from '../../core/row-set.js';
 import { SqlRowSet } from '../sql/row-set.js';
 import type { SourceColumn } from '../sql/values/bind.js';
 import type { ColumnInfo } from '../sql/types.js';
-import { ColumnsWriter, type ChangeStep, type Group } from '../sql/write/write-columns.js';
+import { ColumnsWriter, type ChangeStep, type Group, type Segment } from '../sql/write/write-columns.js';
+import { flaggedRows } from './change-merge.js';
 import { hasChanges } from '../sql/write/write-mirror.js';
 import { EncodedAhead } from './encoded-ahead.js';
 import type { RowIntake } from '../sql/write/writer.js';
@@ -159,7 +160,7 @@ export class PgColumnsWriter extends ColumnsWriter {
     else
       try {
         const chunks = await encode();
-        await this.session().append(this.copySql(cols) + (binary ? ' (FORMAT binary)' : ''), chunks, binary ? { head: BINARY_HEAD, tail: BINARY_TAIL } : undefined);
+        await (this.appender ??= new CopyAppender(this.db, SESSION)).append(this.copySql(cols) + (binary ? ' (FORMAT binary)' : ''), chunks, binary ? { head: BINARY_HEAD, tail: BINARY_TAIL } : undefined);
         this.pool.give(chunks);
       } catch (e) {
         if (!(e instanceof BridgeError) || e.kind !== 'rejected') throw e;
@@ -175,20 +176,13 @@ export class PgColumnsWriter extends ColumnsWriter {
   /** The binary encoders of a column list (compiled once); none when a column has none. */
   private async binaryEncodersOf(cols: ColumnInfo[]): Promise<ReturnType<typeof binaryEncoders>> {
     let plan = this.binaryPlans.get(cols);
-    if (plan === undefined) {
-      plan = binaryEncoders(cols, await this.sessionIsUtc()) ?? null;
-      this.binaryPlans.set(cols, plan);
-    }
+    if (plan === undefined) this.binaryPlans.set(cols, (plan = binaryEncoders(cols, await this.sessionIsUtc()) ?? null));
     return plan ?? undefined;
   }
 
   /** A zone-less timestamp means the session's zone: UTC unless the URL's options set another. */
   private sessionIsUtc(): Promise<boolean> {
     return (this.sessionUtc ??= this.db.query("SELECT current_setting('TimeZone')").then((r) => /^(Etc\/)?(UTC|UCT|Zulu|GMT)$/i.test(String(r.rows[0]?.[0])), () => false));
-  }
-
-  private session(): CopyAppender {
-    return (this.appender ??= new CopyAppender(this.db, SESSION));
   }
 
   private copySql(cols: ColumnInfo[]): string {
@@ -221,14 +215,17 @@ export class PgColumnsWriter extends ColumnsWriter {
   }
 
   /**
-   * A batch of changes with deletes or truncates, in order in one transaction, its segments' upserts
-   * merged through COPY when large enough (with 1% deletes, multi-row INSERTs were 25 % slower); a
-   * temporary table is emptied after a merge only if a later segment merges again (else COMMIT does).
+   * A batch of changes with deletes or truncates: one COPY and one query when it can (flaggedRows),
+   * else in order in one transaction, its segments' upserts merged through COPY when large enough
+   * (with 1% deletes, multi-row INSERTs were 25 % slower); a temporary table is emptied after a
+   * merge only if a later segment merges again (else COMMIT does).
    */
-  protected override async applySteps(steps: ChangeStep[]): Promise<void> {
+  protected override async applySteps(steps: ChangeStep[], segs: Segment[]): Promise<void> {
+    const one = flaggedRows(steps, segs, this.key!);
+    if (one) return this.db.atomicLoad((c, wrap) => copyChunks(c as PgConnection, upsertSql(this.db.dialect, this.o.table, one.cols, this.key!.map((k) => k.name), this.db.held !== undefined, true), chunked(one.rows, (r) => r.values, (r) => r.m), wrap));
     const bulk = (s: ChangeStep) => Array.isArray(s) && s.reduce((n, g) => n + g.rows.length, 0) >= COPY_FROM;
     const last = steps.findLastIndex(bulk);
-    if (last < 0) return super.applySteps(steps);
+    if (last < 0) return super.applySteps(steps, segs);
     await this.db.transaction(async (conn) => {
       for (const [i, s] of steps.entries())
         if (!Array.isArray(s)) await conn.query(s.sql, s.params);

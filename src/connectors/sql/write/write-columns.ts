@@ -8,10 +8,10 @@ import { ColumnRows, type ColumnRowsOptions, type Row } from './column-rows.js';
 import type { Database } from '../database.js';
 import { SqlRowSet } from '../row-set.js';
 import type { ColumnInfo } from '../types.js';
-import { changeSteps, hasChanges, overlay, segments, type ChangeStep, type Group } from './write-mirror.js';
+import { changeSteps, hasChanges, overlay, segments, type ChangeStep, type Group, type Segment } from './write-mirror.js';
 import { chunkByParams, StatementWriter, type Statement } from './writer.js';
 
-export type { ChangeStep, Group } from './write-mirror.js';
+export type { ChangeStep, Group, Segment } from './write-mirror.js';
 
 export type { Row } from './column-rows.js';
 
@@ -98,17 +98,18 @@ export class ColumnsWriter extends StatementWriter {
 
   /** A batch of changes, in order, in one transaction: per segment a truncate, then deletes and upserts by key. */
   private async applyChanges(messages: Message[]): Promise<void> {
-    const { steps, written } = this.changeSteps(messages);
-    await this.applySteps(steps);
+    const segs = segments(messages, (m) => this.rows.row(m));
+    const { steps, written } = this.changeSteps(segs);
+    await this.applySteps(steps, segs);
     this.countLossy(written);
   }
 
-  private changeSteps(messages: Message[]): { steps: ChangeStep[]; written: Row[] } {
-    return changeSteps(this.db.dialect, this.o.table, this.key!, segments(messages, (m) => this.rows.row(m)), (rows) => this.group(rows));
+  private changeSteps(segs: Segment[]): { steps: ChangeStep[]; written: Row[] } {
+    return changeSteps(this.db.dialect, this.o.table, this.key!, segs, (rows) => this.group(rows));
   }
 
-  /** Runs a batch's changes in one transaction, upserts as multi-row statements (kinds with a faster bulk upsert override). */
-  protected async applySteps(steps: ChangeStep[]): Promise<void> {
+  /** Runs a batch's changes (`steps` of `segs`) in one transaction, upserts as multi-row statements (kinds with a faster bulk upsert override). */
+  protected async applySteps(steps: ChangeStep[], _segs: Segment[]): Promise<void> {
     await this.execute(this.flat(steps));
   }
 
@@ -168,7 +169,7 @@ export class ColumnsWriter extends StatementWriter {
   /** The batch's statements (locate probes messages one by one with them: a delete is probed as a delete). */
   statements(messages: Message[]): Statement[] {
     if (!this.key || !hasChanges(messages)) return this.statementsOf(this.groups(messages));
-    return this.flat(this.changeSteps(messages).steps);
+    return this.flat(this.changeSteps(segments(messages, (m) => this.rows.row(m))).steps);
   }
 
   protected statementsOf(groups: Group[]): Statement[] {
