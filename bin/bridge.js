@@ -10,7 +10,12 @@ let deliver = (sig) => early.push(sig);
 process.on('SIGINT', () => deliver('SIGINT')).on('SIGTERM', () => deliver('SIGTERM'));
 // React (under the Ink view) runs its development build unless told otherwise: several times slower.
 process.env.NODE_ENV ??= 'production';
-const { main } = await import('../dist/cli/main.js');
+// The bundle (scripts/bundle.js) loads faster; a tsc run after it makes it stale, and tsc's output is then taken.
+const bundled = new URL('../dist/bundle/main.js', import.meta.url);
+const plain = new URL('../dist/cli/main.js', import.meta.url);
+const { statSync } = await import('node:fs');
+const fresh = statSync(bundled, { throwIfNoEntry: false })?.mtimeMs >= (statSync(plain, { throwIfNoEntry: false })?.mtimeMs ?? Infinity);
+const { main } = await import(fresh ? bundled : plain);
 
 await main(process.argv, (handle) => {
   deliver = handle;

@@ -14,7 +14,7 @@ MY="mariadb -h 127.0.0.1 -u root"
 BRIDGE="node $PWD/bin/bridge.js"
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 for tool in pgloader pgcopydb; do command -v $tool >/dev/null || apt-get install -y -q $tool >/dev/null 2>&1 || { echo "no $tool"; exit 1; }; done
-[ -f bin/bridge.js ] && [ -d dist ] || npx tsc -p .
+[ -f bin/bridge.js ] && [ -d dist ] || npm run build
 
 # The sources, made once (deterministic rows: the same in both).
 if [ "$($MY -N -e "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'migbench'")" != 10 ]; then

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 OUT="${OUT:-/tmp/anchors-$(date +%s)}"
 SRC_URL="postgres://${PGUSER:-postgres}@${PGHOST:-127.0.0.1}:${PGPORT:-5432}/${SRC_DB:-bench}"
 drop_slot() { node bin/bridge.js slots drop bridge_slot "$SRC_URL" 2>/dev/null || true; }
-npx tsc -p .
+npm run build >/dev/null
 drop_slot
 trap drop_slot EXIT
 BRIDGE_BIN="node $PWD/bin/bridge.js" OUT="$OUT" ../shared/bench-anchors/run-anchors.sh
