@@ -9,7 +9,7 @@ import { loadKind } from './kind.js';
 import { parseTemplate, parseTokenQuery } from './write/tokens.js';
 import { sinkTable } from './write/sink-table.js';
 import { ColumnsWriter, type ColumnsOptions } from './write/write-columns.js';
-import { DefaultWriter } from './write/write-default.js';
+import { defaultWriter } from './write/write-default.js';
 import { LookupWriter } from './write/write-lookup.js';
 import { TokenWriter } from './write/write-tokens.js';
 import type { Writer } from './write/writer.js';
@@ -125,14 +125,7 @@ export class SqlSink implements Sink {
     } else {
       // Without tokens, insert_query (with its `?`) binds the whole payload once, as the default does.
       if (insert) this.writer = new TokenWriter(this.db, insert);
-      else {
-        const payload = dryCreate ? { name: 'payload', type: 'bytes' as const, dbType: 'bytes', nullable: false } : info.columns.find((c) => c.name === 'payload');
-        if (!payload) throw configError(`${this.table} has no payload column: the default insert writes each message into payload; use columns=auto or insert_query`);
-        if (!['bytes', 'json', 'text'].includes(payload.type)) throw configError(`column ${this.table}.payload is ${payload.dbType}; the default insert needs bytes, JSON or text`);
-        const own = await driver.defaultWriter?.(this.db, this.table, payload);
-        if (own) own.warn = ctx.warn;
-        this.writer = own ?? new DefaultWriter(this.db, this.table, payload);
-      }
+      else this.writer = await defaultWriter(this.db, driver, this.table, dryCreate ? undefined : info, ctx.warn);
     }
     if (!ctx.dryRun || info.exists) await this.takeRowsOf(ctx.sourceTable);
     if (!ctx.dryRun) this.db.pool.prewarm(this.writer.concurrency ?? 1);

@@ -235,9 +235,7 @@ export class ReleasedChanges {
 
   /** A batch that reached a commit still ends inside the next transaction when it took messages after that commit. */
   private endsInside(t: Taken): boolean {
-    let after = 0;
-    for (let i = t.used - 1; i >= 0 && !('commit' in this.ready[i]!); i--) after++;
-    return after > 0;
+    return t.used > 0 && !('commit' in this.ready[t.used - 1]!);
   }
 
   private flowControl(): void {

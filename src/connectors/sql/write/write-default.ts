@@ -1,9 +1,10 @@
-import { rejectedError } from '../../../core/errors.js';
+import { configError, rejectedError } from '../../../core/errors.js';
 import type { Message } from '../../../core/message.js';
 import type { PlanItem } from '../../../core/route.js';
 import type { Database } from '../database.js';
-import type { ColumnInfo } from '../types.js';
-import { chunkByParams, StatementWriter, type Statement } from './writer.js';
+import type { KindDriver } from '../kind.js';
+import type { ColumnInfo, TableInfo } from '../types.js';
+import { chunkByParams, StatementWriter, type Statement, type Writer } from './writer.js';
 
 /** Contract §4.1 default insert: the whole payload into `payload`, typed for that column. */
 export class DefaultWriter extends StatementWriter {
@@ -42,4 +43,17 @@ export class DefaultWriter extends StatementWriter {
   plan(): PlanItem[] {
     return [{ label: 'insert', value: `INSERT INTO ${this.tableName} (payload) VALUES (?) — the whole message as ${this.payload.dbType}, multi-row, one transaction per batch` }];
   }
+}
+
+/**
+ * The default insert's writer for `table` (described as `info`; none in a dry run that would create
+ * it, whose payload column will be bytes): the kind's own (PostgreSQL's COPY) or DefaultWriter.
+ */
+export async function defaultWriter(db: Database, driver: KindDriver, table: string, info: TableInfo | undefined, warn: (s: string) => void): Promise<Writer> {
+  const payload = info ? info.columns.find((c) => c.name === 'payload') : { name: 'payload', type: 'bytes' as const, dbType: 'bytes', nullable: false };
+  if (!payload) throw configError(`${table} has no payload column: the default insert writes each message into payload; use columns=auto or insert_query`);
+  if (!['bytes', 'json', 'text'].includes(payload.type)) throw configError(`column ${table}.payload is ${payload.dbType}; the default insert needs bytes, JSON or text`);
+  const own = await driver.defaultWriter?.(db, table, payload);
+  if (own) own.warn = warn;
+  return own ?? new DefaultWriter(db, table, payload);
 }
