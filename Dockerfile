@@ -16,6 +16,7 @@ COPY bin bin
 COPY src src
 COPY completions completions
 COPY docs docs
+COPY scripts/bundle.js scripts/
 RUN npm pack --pack-destination /tmp
 ARG EXTRAS=""
 WORKDIR /opt/bridge

@@ -10,7 +10,8 @@ let deliver = (sig) => early.push(sig);
 process.on('SIGINT', () => deliver('SIGINT')).on('SIGTERM', () => deliver('SIGTERM'));
 // React (under the Ink view) runs its development build unless told otherwise: several times slower.
 process.env.NODE_ENV ??= 'production';
-// The bundle (scripts/bundle.js) loads faster; a tsc run after it makes it stale, and tsc's output is then taken.
+// The bundle (scripts/bundle.js) loads faster; a full tsc run after it makes it stale, and tsc's output is then
+// taken (tsc -w rewrites only what changed: npm run build after it, see CONTRIBUTING.md).
 const bundled = new URL('../dist/bundle/main.js', import.meta.url);
 const plain = new URL('../dist/cli/main.js', import.meta.url);
 const { statSync } = await import('node:fs');

@@ -6,8 +6,8 @@ import { redact } from '../config/redact.js';
  * and `onReady` runs once it listens. It never keeps the process alive.
  */
 export function startViewWorker(onReady: () => void): Worker {
-  // Bundled (dist/bundle/, scripts/bundle.js) this code is not in dist/ui/: the worker is tsc's dist/ui/ink/worker.js either way.
-  const worker = new Worker(new URL(import.meta.url.includes('/dist/bundle/') ? '../ui/ink/worker.js' : './ink/worker.js', import.meta.url), {
+  // From dist/ui/ or bundled in dist/bundle/ (scripts/bundle.js), the worker is tsc's dist/ui/ink/worker.js.
+  const worker = new Worker(new URL('../ui/ink/worker.js', import.meta.url), {
     workerData: { columns: process.stderr.columns || 100, rows: process.stderr.rows || 30 },
     // Ink draws only its last frame when it believes it runs in CI; the choice to draw live was made already.
     env: { ...process.env, NODE_ENV: 'production', CI: '0', CONTINUOUS_INTEGRATION: '0' },

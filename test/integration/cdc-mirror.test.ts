@@ -171,6 +171,26 @@ describe('change capture is safe for the database it reads', () => {
     }
   });
 
+  it('a mirror keyed by an int[] column, and one with a NOT NULL domain column: a batch of 300 updates and 30 deletes lands in each', async () => {
+    await pg.exec("DROP DOMAIN IF EXISTS dm_label CASCADE; CREATE DOMAIN dm_label AS text NOT NULL CHECK (VALUE <> '')");
+    for (const [name, cols, key] of [['da', 'id int[] PRIMARY KEY, n int NOT NULL', 'ARRAY[g, -g]'], ['dn', 'id int PRIMARY KEY, n int NOT NULL, label dm_label', 'g']] as const) {
+      await pg.exec(`DROP PUBLICATION IF EXISTS ${name}_slot; DROP TABLE IF EXISTS ${name}_src, ${name}_m; CREATE TABLE ${name}_src (${cols}); CREATE TABLE ${name}_m (${cols})`);
+      await pg.exec(`INSERT INTO ${name}_src SELECT ${key}, g${name === 'dn' ? ", 'l' || g" : ''} FROM generate_series(1, 400) g; INSERT INTO ${name}_m SELECT * FROM ${name}_src`);
+      await dropSlot(`${name}_slot`);
+      const src = `postgres+cdc://${PG_URL.replace(/^postgres:\/\//, '')}?tables=${name}_src&slot_name=${name}_slot&snapshot=never`;
+      const dst = `${PG_URL}?table=${name}_m&columns=auto&key=id`;
+      expect((await bridge(['copy', src, dst, '-q'])).exitCode).toBe(0);
+      await pg.exec(`BEGIN; UPDATE ${name}_src SET n = -n WHERE n <= 300; DELETE FROM ${name}_src WHERE n > 370; COMMIT`);
+      const r = await bridge(['copy', src, dst, '--progress', 'none']);
+      expect(r.exitCode, `${name}: ${r.stderr}`).toBe(0);
+      const content = `SELECT count(*)::int AS n, sum(n)::int AS s, md5(string_agg(${name}_x::text, ',' ORDER BY id)) AS h FROM`;
+      expect(await pg.rows(`${content} ${name}_m ${name}_x`)).toEqual(await pg.rows(`${content} ${name}_src ${name}_x`));
+      expect(await pg.rows(`SELECT count(*)::int AS n FROM ${name}_m`)).toEqual([{ n: 370 }]);
+      await dropSlot(`${name}_slot`);
+      await pg.exec(`DROP PUBLICATION ${name}_slot`);
+    }
+  });
+
   it('a 300-row batch of updates and deletes whose one update the mirror refuses: that row is a dead letter, the deletes and the other updates land', async () => {
     const { src, dst, done } = await slotPair('dd', 'id int PRIMARY KEY, n int NOT NULL', 'id int PRIMARY KEY, n int NOT NULL CHECK (n <> 7777)');
     await pg.exec('INSERT INTO dd_src SELECT g, g FROM generate_series(1, 400) g');

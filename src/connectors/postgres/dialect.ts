@@ -60,14 +60,14 @@ export class PostgresDialect extends Dialect {
     const cols = await conn.query(
       `SELECT a.attname, CASE WHEN t.typtype = 'd' THEN bt.typname ELSE t.typname END, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
               (SELECT array_agg(e.enumlabel ORDER BY e.enumsortorder)::text FROM pg_enum e WHERE e.enumtypid = COALESCE(NULLIF(t.typbasetype, 0), t.oid)),
-              a.attgenerated::text, CASE WHEN a.attgenerated <> '' THEN pg_get_expr(d.adbin, d.adrelid) END, t.typnamespace = 'pg_catalog'::regnamespace
+              a.attgenerated::text, CASE WHEN a.attgenerated <> '' THEN pg_get_expr(d.adbin, d.adrelid) END, t.typnamespace = 'pg_catalog'::regnamespace, t.typtype = 'd'
          FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid LEFT JOIN pg_type bt ON bt.oid = t.typbasetype
          LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
         WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
       [reg],
     );
     if (cols.rows.length === 0) return MISSING_TABLE;
-    const columns: ColumnInfo[] = cols.rows.map(([name, udt, fmt, nullable, labels, generated, expr, builtin]) => {
+    const columns: ColumnInfo[] = cols.rows.map(([name, udt, fmt, nullable, labels, generated, expr, builtin, domain]) => {
       const base = String(udt).replace(/^_/, '');
       const c: ColumnInfo = { name: name as string, ...pgTypeFromName(udt as string), dbType: fmt as string, nullable: nullable === 't' || nullable === true };
       if (!String(udt).startsWith('_')) Object.assign(c, pgAttributes(String(udt), String(fmt)));
@@ -76,6 +76,7 @@ export class PostgresDialect extends Dialect {
       // attgenerated: 's' stored, 'v' virtual (PostgreSQL 18), '' an ordinary column.
       if (generated === 's' || generated === 'v') c.generated = { expr: String(expr), stored: generated === 's' };
       if (builtin === true || builtin === 't') c.kindBuiltin = true;
+      if (domain === true || domain === 't') c.domain = true;
       return c;
     });
     const keys = await conn.query(

@@ -51,6 +51,8 @@ export interface ColumnInfo {
   variant?: ColumnVariant;
   /** The type is built into the kind (PostgreSQL pg_catalog): a database of the same kind has it too. */
   kindBuiltin?: boolean;
+  /** PostgreSQL: a domain (its NOT NULL and checks hold wherever the type goes, a temporary table too). */
+  domain?: boolean;
   /**
    * The database computes the column (GENERATED ALWAYS AS): inserts leave it out. `expr` is the
    * expression in the kind's own SQL, where introspection can read it.
