@@ -14,8 +14,9 @@ export interface FlaggedRows {
  * A batch of changes with deletes, when it can be one COPY and one simple query (upsertSql with
  * deletes): one segment (no truncate), its upserts of one column list holding the key, every
  * delete carrying the key, COPY_FROM rows or more, no domain column and no single array key. A
- * delete's row has the key's values and NULL elsewhere. Measured with 1 % deletes (100,000 single-row transactions): BEGIN, DELETE, the
- * merge, the position and COMMIT were five round trips a batch where a batch of upserts takes one.
+ * delete's row has the key's values and NULL elsewhere. With 1 % deletes (100,000 single-row
+ * transactions) BEGIN, DELETE, the merge, the position and COMMIT were five round trips a batch
+ * where a batch of upserts takes one.
  */
 export function flaggedRows(steps: ChangeStep[], segs: Segment[], key: ColumnInfo[]): FlaggedRows | undefined {
   const seg = segs[0];

@@ -208,7 +208,7 @@ export class PgColumnsWriter extends ColumnsWriter {
     await run(async (conn, wrap) => {
       for (const [i, g] of groups.entries()) {
         const chunks = text?.[i] ?? encode(g);
-        if (this.key) await this.merge(conn, g, chunks, wrap);
+        if (this.key) await this.merge(conn, g.cols, chunks, wrap);
         else await copyChunks(conn, this.copySql(g.cols), chunks, wrap);
       }
     });
@@ -222,21 +222,21 @@ export class PgColumnsWriter extends ColumnsWriter {
    */
   protected override async applySteps(steps: ChangeStep[], segs: Segment[]): Promise<void> {
     const one = flaggedRows(steps, segs, this.key!);
-    if (one) return this.db.atomicLoad((c, wrap) => copyChunks(c as PgConnection, upsertSql(this.db.dialect, this.o.table, one.cols, this.key!.map((k) => k.name), this.db.held !== undefined, true), chunked(one.rows, (r) => r.values, (r) => r.m), wrap));
+    if (one) return this.db.atomicLoad((c, wrap) => this.merge(c as PgConnection, one.cols, chunked(one.rows, (r) => r.values, (r) => r.m), wrap, false, true));
     const bulk = (s: ChangeStep) => Array.isArray(s) && s.reduce((n, g) => n + g.rows.length, 0) >= COPY_FROM;
     const last = steps.findLastIndex(bulk);
     if (last < 0) return super.applySteps(steps, segs);
     await this.db.transaction(async (conn) => {
       for (const [i, s] of steps.entries())
         if (!Array.isArray(s)) await conn.query(s.sql, s.params);
-        else if (bulk(s)) for (const g of s) await this.merge(conn as PgConnection, g, encode(g), (x) => x, i < last);
+        else if (bulk(s)) for (const g of s) await this.merge(conn as PgConnection, g.cols, encode(g), (x) => x, i < last);
         else for (const st of this.statementsOf(s)) await conn.query(st.sql, st.params);
     });
   }
 
-  /** One group of keyed rows merged (upsertSql); `again`: the same transaction may merge into the table again. */
-  private merge(conn: PgConnection, g: Group, chunks: Buffer[], wrap: (s: string) => string, again = false): Promise<void> {
-    const sql = upsertSql(this.db.dialect, this.o.table, g.cols, this.key!.map((k) => k.name), again || this.db.held !== undefined);
+  /** Keyed rows of `cols` merged (upsertSql); `again`: the same transaction may merge into the table again; `deletes`: flaggedRows. */
+  private merge(conn: PgConnection, cols: ColumnInfo[], chunks: Buffer[], wrap: (s: string) => string, again = false, deletes = false): Promise<void> {
+    const sql = upsertSql(this.db.dialect, this.o.table, cols, this.key!.map((k) => k.name), again || this.db.held !== undefined, deletes);
     return copyChunks(conn, sql, chunks, wrap, () => this.early.prepare());
   }
 

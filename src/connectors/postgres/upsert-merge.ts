@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Dialect } from '../sql/dialect.js';
 import type { ColumnInfo } from '../sql/types.js';
 
-/** The temporary table's column marking a row as a key to delete (deleteMerge); a target with a column of that name merges deletes by statement. */
+/** The temporary table's column marking a row as a key to delete (flaggedRows); a target with a column of that name has its deletes applied by statement. */
 export const DELETE_FLAG = 'bridge_delete';
 
 /**
