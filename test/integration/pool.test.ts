@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridge, spawnBridge, waitFor } from '../helpers/bridge.js';
-import { mysqlLike, PG_URL, postgres, type TestDb } from '../helpers/databases.js';
+import { MYSQL_URL, mysqlLike, PG_URL, postgres, type TestDb } from '../helpers/databases.js';
+
+// This run's MariaDB database (test, or a worker's own: test/helpers/worker-databases.ts).
+const DB = MYSQL_URL.slice(MYSQL_URL.lastIndexOf('/') + 1);
 
 let pgdb: TestDb;
 let my: TestDb;
@@ -11,8 +14,8 @@ beforeAll(async () => {
   await pgdb.exec('INSERT INTO t_pool SELECT g FROM generate_series(1, 50) g');
   await my.exec("CREATE USER IF NOT EXISTS 'bridge_u'@'%' IDENTIFIED BY 'RightPassw0rd'");
   await my.exec("CREATE USER IF NOT EXISTS 'bridge_u'@'localhost' IDENTIFIED BY 'RightPassw0rd'");
-  await my.exec("GRANT ALL ON test.* TO 'bridge_u'@'%'");
-  await my.exec("GRANT ALL ON test.* TO 'bridge_u'@'localhost'");
+  await my.exec(`GRANT ALL ON ${DB}.* TO 'bridge_u'@'%'`);
+  await my.exec(`GRANT ALL ON ${DB}.* TO 'bridge_u'@'localhost'`);
   await my.exec('DROP TABLE IF EXISTS t_pool_my; CREATE TABLE t_pool_my (id int PRIMARY KEY)');
   await my.exec('INSERT INTO t_pool_my VALUES (1), (2)');
 });
@@ -41,12 +44,12 @@ describe('pool fields and credentials', () => {
   });
 
   it('username/password fields take precedence over the URL userinfo', async () => {
-    const wrong = await bridge(['copy', 'mysql://bridge_u:WrongPassw0rd@127.0.0.1:3306/test?table=t_pool_my', '-', '-q']);
+    const wrong = await bridge(['copy', `mysql://bridge_u:WrongPassw0rd@127.0.0.1:3306/${DB}?table=t_pool_my`, '-', '-q']);
     expect(wrong.exitCode).toBe(3);
-    const right = await bridge(['copy', 'mysql://bridge_u:WrongPassw0rd@127.0.0.1:3306/test?table=t_pool_my&password=RightPassw0rd', '-', '-q']);
+    const right = await bridge(['copy', `mysql://bridge_u:WrongPassw0rd@127.0.0.1:3306/${DB}?table=t_pool_my&password=RightPassw0rd`, '-', '-q']);
     expect(right.exitCode).toBe(0);
     expect(right.stdout).toBe('{"id":1}\n{"id":2}');
-    const user = await bridge(['copy', 'mysql://nobody@127.0.0.1:3306/test?table=t_pool_my&username=bridge_u&password=RightPassw0rd', '-', '-q']);
+    const user = await bridge(['copy', `mysql://nobody@127.0.0.1:3306/${DB}?table=t_pool_my&username=bridge_u&password=RightPassw0rd`, '-', '-q']);
     expect(user.exitCode).toBe(0);
     for (const r of [wrong, right, user]) expect(r.stderr).not.toMatch(/WrongPassw0rd|RightPassw0rd/);
   });

@@ -95,7 +95,7 @@ describe('secrets never show', () => {
   });
 
   it("a password given as '${VAR}' is read from the environment and never appears in /proc/<pid>/cmdline", async () => {
-    const p = spawn('node', [BIN, 'tail', `postgres://postgres:\${BRIDGE_TEST_PW}@127.0.0.1:5432/test?table=t_cfg&cursor_column=id`, '-', '-q'], { env: { ...process.env, BRIDGE_TEST_PW: 'EnvOnlyPw77' }, stdio: 'ignore' });
+    const p = spawn('node', [BIN, 'tail', `${PG_URL.replace('postgres@', 'postgres:${BRIDGE_TEST_PW}@')}?table=t_cfg&cursor_column=id`, '-', '-q'], { env: { ...process.env, BRIDGE_TEST_PW: 'EnvOnlyPw77' }, stdio: 'ignore' });
     let seen = false;
     const end = Date.now() + 2500;
     while (Date.now() < end) {
