@@ -1,0 +1,4 @@
+import { crashSuite } from './crash-suite.js';
+
+// SIGKILLs at random moments of copies and tails from MariaDB into every kind (crash-suite.ts).
+crashSuite(['mariadb']);
