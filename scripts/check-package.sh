@@ -8,6 +8,16 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d /tmp/bridge-package.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 npm pack --silent --pack-destination "$work" >/dev/null
+# better-sqlite3 installs a prebuilt binary when it can download one (users online) and compiles
+# SQLite when it cannot (this machine has no route to GitHub's releases: about 100 s of CI). The
+# same version's binary, which npm ci built for this checkout, is offered under the name
+# prebuild-install looks for; when it does not match (another version), it compiles as before.
+sq=$(node -p "require('./node_modules/better-sqlite3/package.json').version" 2>/dev/null || true)
+if [ -n "$sq" ] && [ -f node_modules/better-sqlite3/build/Release/better_sqlite3.node ]; then
+  mkdir -p "$work/prebuilds"
+  tar -czf "$work/prebuilds/better-sqlite3-v$sq-node-v$(node -p process.versions.modules)-$(node -p process.platform)-$(node -p process.arch).tar.gz" -C node_modules/better-sqlite3 build/Release/better_sqlite3.node
+  export npm_config_better_sqlite3_local_prebuilds="$work/prebuilds"
+fi
 mkdir "$work/app" && cd "$work/app"
 printf '{"name":"app","private":true}\n' > package.json
 npm install --omit=dev --no-audit --no-fund --silent "$work"/bridge-*.tgz

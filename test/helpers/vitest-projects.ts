@@ -3,9 +3,10 @@ import { WORKERS } from './worker-databases.js';
 /**
  * A suite in two phases: first every file not in `serial`, WORKERS at a time, each worker on
  * databases of its own (worker-databases.ts); then the `serial` files one at a time on the base
- * databases, alone with the servers.
+ * databases, alone with the servers. A file in `both` runs in each phase, and picks there the
+ * cases of that phase (phase.ts).
  */
-export function twoPhases(o: { include: string[]; exclude: string[]; serial: string[]; testTimeout: number; hookTimeout: number }) {
+export function twoPhases(o: { include: string[]; exclude: string[]; serial: string[]; both?: string[]; testTimeout: number; hookTimeout: number }) {
   const shared = {
     testTimeout: o.testTimeout,
     hookTimeout: o.hookTimeout,
@@ -26,10 +27,11 @@ export function twoPhases(o: { include: string[]; exclude: string[]; serial: str
         setupFiles: ['test/helpers/worker-setup.ts'],
         maxWorkers: WORKERS,
         sequence: { groupOrder: 0 },
+        provide: { phase: 'parallel' as const },
       },
     },
     {
-      test: { ...shared, name: 'serial', include: o.serial, exclude: o.exclude, fileParallelism: false, sequence: { groupOrder: 1 } },
+      test: { ...shared, name: 'serial', include: [...o.serial, ...(o.both ?? [])], exclude: o.exclude, fileParallelism: false, sequence: { groupOrder: 1 }, provide: { phase: 'serial' as const } },
     },
   ];
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridge, tempDir } from '../helpers/bridge.js';
 import { mysqlLike, postgres, session, type TestDb } from '../helpers/databases.js';
+import { kindsOfThisPhase } from '../helpers/phase.js';
 
 /**
  * Issue 26: a nightly `copy` with cursor_id beside a transaction some other client left open.
@@ -23,7 +24,7 @@ afterAll(async () => {
 const SERIAL: Record<string, string> = { postgres: 'id serial PRIMARY KEY', mariadb: 'id int AUTO_INCREMENT PRIMARY KEY' };
 const count = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
 
-for (const kind of ['postgres', 'mariadb'] as const)
+for (const kind of kindsOfThisPhase(['postgres', 'mariadb'] as const))
   describe(`${kind}: copy with cursor_id beside another client's open transaction`, () => {
     async function table(t: string): Promise<void> {
       const db = dbs[kind]!;

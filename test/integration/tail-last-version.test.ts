@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWholeLines, spawnBridge, started, tempDir, waitFor } from '../helpers/bridge.js';
 import { mysqlLike, postgres, session, type TestDb } from '../helpers/databases.js';
+import { kindsOfThisPhase } from '../helpers/phase.js';
 
 /**
  * Issue 26: a tail by updated_at must deliver a row's last version even when that version commits
@@ -33,7 +34,7 @@ const SETUP: Record<string, (t: string) => string[]> = {
 const NOW: Record<string, string> = { postgres: 'clock_timestamp()', mariadb: 'now(6)' };
 const SLEEP: Record<string, (s: number) => string> = { postgres: (s) => `SELECT pg_sleep(${s})`, mariadb: (s) => `SELECT SLEEP(${s})` };
 
-for (const kind of ['postgres', 'mariadb'] as const)
+for (const kind of kindsOfThisPhase(['postgres', 'mariadb'] as const))
   describe(`${kind}: tail by updated_at`, () => {
     it("a row's new version that commits late, while its older version was delivered and a window is open, still arrives", async () => {
       const db = dbs[kind]!;

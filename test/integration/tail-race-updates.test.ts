@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, bridge, readWholeLines, spawnBridge, tempDir } from '../helpers/bridge.js';
 import { MARIADB_URL, mysqlLike, PG_URL, postgres, sqlite, type TestDb } from '../helpers/databases.js';
+import { kindsOfThisPhase } from '../helpers/phase.js';
 
 /**
  * Issue 26: a tail by a time cursor under writers that UPDATE rows already delivered, as well as
@@ -45,7 +46,7 @@ function writers(kind: string, table: string): Promise<unknown> {
   return execa('node', [path.join(ROOT, 'test/helpers/race-writer.mjs'), kind, target, table, kind === 'sqlite' ? '4' : '6', String(SECONDS), 'updates']);
 }
 
-for (const kind of ['postgres', 'mariadb', 'sqlite'] as const)
+for (const kind of kindsOfThisPhase(['postgres', 'mariadb', 'sqlite'] as const))
   for (const kills of [0, 2])
     describe(`${kind}: cursor_column=mtime under writers that update delivered rows`, () => {
       it(`${kills} SIGKILLs of the tail, then a drain: every row's last version arrives`, async () => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, bridge, readWholeLines, spawnBridge, tempDir } from '../helpers/bridge.js';
 import { MARIADB_URL, mysqlLike, PG_URL, postgres, sqlite, type TestDb } from '../helpers/databases.js';
+import { kindsOfThisPhase } from '../helpers/phase.js';
 
 /**
  * Issue 12: cursor paging under concurrent writers that take their cursor value (a sequence, now())
@@ -41,7 +42,7 @@ function writers(kind: string, table: string): Promise<number> {
 
 const delivered = (file: string): number[] => (readWholeLines(file) as { id: number }[]).map((r) => Number(r.id));
 
-for (const kind of ['postgres', 'mariadb', 'sqlite'] as const)
+for (const kind of kindsOfThisPhase(['postgres', 'mariadb', 'sqlite'] as const))
   for (const column of ['id', 'mtime'] as const)
     describe(`${kind}: cursor_column=${column} under 8 concurrent writers`, () => {
       it('two SIGKILLs of the tail, then a drain: every committed row is delivered, duplicates bounded', async () => {
