@@ -2,10 +2,11 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import path from 'node:path';
+import { DEFAULT_URLS } from './base-urls.js';
 
-export const PG_URL = process.env.BRIDGE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-export const MYSQL_URL = process.env.BRIDGE_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
-export const MARIADB_URL = process.env.BRIDGE_TEST_MARIADB_URL ?? 'mariadb://root@127.0.0.1:3306/test';
+export const PG_URL = process.env.BRIDGE_TEST_PG_URL ?? DEFAULT_URLS.pg;
+export const MYSQL_URL = process.env.BRIDGE_TEST_MYSQL_URL ?? DEFAULT_URLS.mysql;
+export const MARIADB_URL = process.env.BRIDGE_TEST_MARIADB_URL ?? DEFAULT_URLS.mariadb;
 
 /** A database the tests can run SQL on directly, to set up tables and check what landed. */
 export interface TestDb {

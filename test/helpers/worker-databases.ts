@@ -1,5 +1,6 @@
 import mysql from 'mysql2/promise';
 import pg from 'pg';
+import { DEFAULT_URLS } from './base-urls.js';
 
 /**
  * Test files that only need tables of their own run several at a time (vitest.config.ts, project
@@ -11,9 +12,9 @@ import pg from 'pg';
 export const WORKERS = Math.max(1, Number(process.env.BRIDGE_TEST_WORKERS ?? 3));
 
 const BASE = {
-  pg: process.env.BRIDGE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-  mysql: process.env.BRIDGE_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test',
-  mariadb: process.env.BRIDGE_TEST_MARIADB_URL ?? 'mariadb://root@127.0.0.1:3306/test',
+  pg: process.env.BRIDGE_TEST_PG_URL ?? DEFAULT_URLS.pg,
+  mysql: process.env.BRIDGE_TEST_MYSQL_URL ?? DEFAULT_URLS.mysql,
+  mariadb: process.env.BRIDGE_TEST_MARIADB_URL ?? DEFAULT_URLS.mariadb,
 };
 
 /** The same URL naming the database of worker `id` (URLs here carry no query). */
