@@ -41,4 +41,25 @@ describe('timestamptz values into PostgreSQL', () => {
       { numRuns: 3000 },
     );
   });
+
+  it('are encoded to their own instant when the encoder meets them right after another value left PgBinder', () => {
+    const enc = (v: string, zone: 'utc' | 'allowed' | 'none') => {
+      const b = Buffer.alloc(16);
+      const end = timestamp(zone)(v, b, 0);
+      return typeof end === 'number' ? b.subarray(0, end).toString('hex') : String(end);
+    };
+    const zoneless = dateTimes.filter((s) => !/(Z|[+-]\d\d(:\d\d)?| BC)$/.test(s));
+    fc.assert(
+      fc.property(zoneless, zoneless, fc.constantFrom('utc' as const, 'allowed' as const, 'none' as const), (a, b, zone) => {
+        const fresh = enc(`${b}+00`, zone);
+        const madeA = out(a);
+        expect(enc(`${b}+00`, zone)).toBe(fresh);
+        // The text PgBinder made last, met right away, against the same text read when it was not the last (b came after).
+        const viaLast = typeof madeA === 'string' ? enc(madeA, zone) : undefined;
+        out(b);
+        if (typeof madeA === 'string') expect(viaLast).toBe(enc(madeA, zone));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });

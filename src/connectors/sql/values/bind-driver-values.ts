@@ -34,6 +34,14 @@ export abstract class DriverValues {
   protected outTemporal(s: string, _col: ColumnInfo): unknown {
     return s;
   }
+  /**
+   * The kind's own one reading of the zone-less spelling (`YYYY-MM-DD HH:MM:SS[.ffffff]`, at most 6
+   * digits of fraction) into `col`: its value, or NEED_FIELD for any other text. Undefined: checked
+   * by zonelessFraction, then outTemporal.
+   */
+  protected zonelessTemporal(_col: ColumnInfo): ((s: string) => unknown) | undefined {
+    return undefined;
+  }
   protected outArray(_node: JsonNode, col: ColumnInfo): unknown {
     return reject(`is an array; ${col.dbType} does not hold arrays`);
   }

@@ -59,6 +59,7 @@ export class Binder extends DriverValues {
       text: (s) => this.outText(s, col),
       json: (doc) => this.outJson(doc, col),
       temporal: (s) => this.outTemporal(s, col),
+      zonelessTemporal: this.zonelessTemporal(col),
       decimal: (text, d) => this.outDecimal(text, d, col),
     });
   }

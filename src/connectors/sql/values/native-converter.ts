@@ -48,6 +48,8 @@ export interface NativeOut {
   text(s: string): unknown;
   json(doc: string): unknown;
   temporal(s: string): unknown;
+  /** The zone-less spelling with at most 6 fraction digits read by the kind once (checked and converted), or NEED_FIELD. */
+  zonelessTemporal?: (s: string) => unknown;
   decimal(text: string, d: Decimal): unknown;
 }
 
@@ -93,6 +95,9 @@ export function nativeConverterOf(col: ColumnInfo, src: SourceColumn | undefined
   if (col.type === 'json' && o.serverChecks && out.serverParsesJson && t === 'text') return (v) => (typeof v === 'string' ? out.json(v) : NEED_FIELD);
   if (col.type === 'timestamp' || col.type === 'timestamptz') {
     const digits = col.fraction ?? 6;
+    // A column keeping 6 digits takes what the kind's one reading takes: no checking pass before it.
+    const once = digits >= 6 ? out.zonelessTemporal : undefined;
+    if (once) return (v) => (typeof v === 'string' ? once(v) : NEED_FIELD);
     return (v) => {
       if (typeof v !== 'string') return NEED_FIELD;
       const f = zonelessFraction(v);
