@@ -32,8 +32,8 @@ export class RequestQueue {
    * The batches taken and not yet answered, where reject() finds a message's entry. Not a Map by
    * message: under load each table that Map outgrew had lived long enough to be promoted, and as
    * old garbage it kept the requests it held (bodies, messages, handlers) alive through young
-   * collections until the next full one: 1.2 MB promoted per scavenge at 20k requests/s, 3-5 ms
-   * pauses; without it, none promoted (`--trace-gc-nvp`).
+   * collections until the next full one: 1.2-1.6 MB promoted per scavenge at 15-20k requests/s,
+   * 4-5 ms pauses; without it 10-75 KB and 1-2.5 ms (`--trace-gc-nvp`, a PostgreSQL sink).
    */
   private readonly taken: Entry[][] = [];
   /** The pipeline's reader waits here for requests. */
