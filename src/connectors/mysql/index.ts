@@ -3,6 +3,7 @@ import type { PoolFactory } from '../sql/pool.js';
 import type { SqlConnection } from '../sql/types.js';
 import { MysqlDialect } from './dialect.js';
 import { classifyMysql, mysqlPoolFactory } from './driver.js';
+import { MysqlRowStream } from './row-stream.js';
 
 export function mysqlKind(kind: 'mysql' | 'mariadb'): KindDriver {
   return {
@@ -13,6 +14,7 @@ export function mysqlKind(kind: 'mysql' | 'mariadb'): KindDriver {
     columnsWriter: async (db, o) => new (await import('./load-data.js')).MysqlColumnsWriter(db, o),
     changeSource: async (ep) => new (await import('./binlog-source.js')).BinlogSource(ep),
     schemaExtras: async () => (await import('./schema-extras.js')).mysqlSchemaExtras(kind),
+    streamRows: (db, select, params) => new MysqlRowStream(db, select, params),
     keylessReader: async (db, table, rows, select) => new (await import('./read-stream.js')).StreamReader(db, table, rows, select),
   };
 }

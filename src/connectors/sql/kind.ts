@@ -9,7 +9,7 @@ import type { Reader } from './read/reader.js';
 import type { RowMessages } from './read/rows.js';
 import type { WireRows } from './row-set.js';
 import type { TokenQuery } from './write/tokens.js';
-import type { ColumnInfo, SqlConnection } from './types.js';
+import type { ColumnInfo, SqlConnection, SqlResult } from './types.js';
 import type { SchemaExtras } from './schema/extras.js';
 import type { ColumnsOptions } from './write/write-columns.js';
 import type { Writer } from './write/writer.js';
@@ -41,6 +41,11 @@ export interface KindDriver {
    * hold bound parameters.
    */
   streamWire?(db: Database, select: string, params: readonly unknown[], columns: { name: string; dbType: string }[], format: 'text' | 'binary'): WireStream;
+  /**
+   * Reads a key range of a table as one streamed query, batch by batch, as the values a query
+   * returns (the server sends on without a statement per batch; MySQL/MariaDB).
+   */
+  streamRows?(db: Database, select: string, params: readonly unknown[]): RowStream;
   /** Whether ranges of a table keyed by `keys` can be read in binary (the last key decoded from it). */
   binaryWire?(keys: ColumnInfo[]): boolean;
   /** Change capture: publication= on a table's URL, or the change-capture endpoint (fields.dedicated, tables=). */
@@ -53,6 +58,14 @@ export interface KindDriver {
 export interface WireStream {
   /** Up to `max` whole rows, or null at the end of the range. */
   next(max: number): Promise<WireRows | null>;
+  /** Stops reading (a stream left part-way drops its connection). */
+  close(): Promise<void>;
+}
+
+/** A key range read by one streamed query, batch by batch (KindDriver.streamRows). */
+export interface RowStream {
+  /** Up to `max` rows, or null at the end of the range. */
+  next(max: number): Promise<SqlResult | null>;
   /** Stops reading (a stream left part-way drops its connection). */
   close(): Promise<void>;
 }

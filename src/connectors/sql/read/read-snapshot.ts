@@ -3,7 +3,7 @@ import type { Database } from '../database.js';
 import type { Reader } from './reader.js';
 import { rawText, type RowMessages } from './rows.js';
 import type { SqlRowSet, WireRows } from '../row-set.js';
-import type { WireStream } from '../kind.js';
+import type { RowStream, WireStream } from '../kind.js';
 import type { ColumnInfo, SqlResult } from '../types.js';
 
 export interface SnapshotOptions {
@@ -25,6 +25,13 @@ export interface SnapshotOptions {
  * sort instead of following the index); LIMIT keeps the index walk.
  */
 const STREAM_ROWS = 262_144;
+/**
+ * A range not read on for this long lets go of its query, and with it what the server holds for it
+ * (PostgreSQL's snapshot, which holds back vacuum; InnoDB's read view, which holds back purge): a
+ * sink that stalls does not stall the source's upkeep. The next poll starts a new range after the
+ * last row read.
+ */
+const RANGE_IDLE_MS = 30_000;
 
 /** Reads a table once, paged by its primary key (keyset, never OFFSET). */
 export class SnapshotReader implements Reader {
@@ -36,9 +43,10 @@ export class SnapshotReader implements Reader {
   private wireFields: SqlResult['fields'] | undefined;
 
   private ramp = 2048;
-  /** The stream of the key range being read in the wire format, and the rows it gave so far. */
-  private stream: WireStream | undefined;
+  /** The stream of the key range being read (wire format or streamed query), and the rows it gave so far. */
+  private stream: WireStream | RowStream | undefined;
   private streamed = 0;
+  private idle: NodeJS.Timeout | undefined;
   /** The wire format ranges are read in (useWireFormat). */
   private wireFormat: 'text' | 'binary' = 'text';
 
@@ -73,6 +81,11 @@ export class SnapshotReader implements Reader {
     return this.o.db.driver.streamWire !== undefined && !this.hidden && this.o.payloadColumn === undefined;
   }
 
+  /** Ranges by streamed queries: the stream holds a connection, and a batch read again (reread) needs another. */
+  private get streamsRows(): boolean {
+    return this.o.db.driver.streamRows !== undefined && !this.hidden && this.o.payloadColumn === undefined && this.o.db.stats().max >= 2;
+  }
+
   private get selectList(): string {
     const list = this.o.select ?? '*';
     return this.hidden ? `${this.hidden}, ${list}` : list;
@@ -98,10 +111,11 @@ export class SnapshotReader implements Reader {
   }
 
   async poll(max: number): Promise<SourceBatch | null> {
+    clearTimeout(this.idle);
     const d = this.o.db.dialect;
+    if (this.readsWire || this.streamsRows) return this.pollRange(max);
     const params: unknown[] = [];
     const where = this.range(this.last, undefined, params);
-    if (this.readsWire) return this.pollWire(max);
     const sql = `SELECT ${this.selectList} FROM ${d.table(this.o.table)}${where} ORDER BY ${this.order}${d.limit(max)}`;
     const res = await this.o.db.query(sql, params);
     if (res.rows.length === 0) return null;
@@ -152,46 +166,55 @@ export class SnapshotReader implements Reader {
   }
 
   /**
-   * Rows read in the kind's wire format (PostgreSQL COPY TO), a long key range at a time: one
-   * stream the server sends without a round trip per batch, cut into batches of whole rows. A
-   * same-kind sink takes the bytes; others parse them into the same values a query returns. The
-   * last row of each batch is where a new stream starts after a failure (the engine retries the
-   * poll) or at the range's end.
+   * Rows read a long key range at a time, as one stream the server sends without a round trip per
+   * batch, cut into batches: in the kind's wire format (PostgreSQL COPY TO; a same-kind sink takes
+   * the bytes, others parse them into the values a query returns), or by one streamed query
+   * (MySQL/MariaDB). The last row of each batch is where a new stream starts after a failure (the
+   * engine retries the poll) or at the range's end.
    */
-  private async pollWire(max: number): Promise<SourceBatch | null> {
+  private async pollRange(max: number): Promise<SourceBatch | null> {
     const d = this.o.db.dialect;
-    this.wireFields ??= (await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)}${d.limit(0)}`)).fields;
-    const fields = this.wireFields;
+    if (this.readsWire) this.wireFields ??= (await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)}${d.limit(0)}`)).fields;
+    const wireFields = this.wireFields;
     for (;;) {
       if (!this.stream) {
         const params: unknown[] = [];
         const sql = `SELECT ${this.selectList} FROM ${d.table(this.o.table)}${this.range(this.last, undefined, params)} ORDER BY ${this.order}${d.limit(STREAM_ROWS)}`;
-        this.stream = this.o.db.driver.streamWire!(this.o.db, sql, params, fields.map((f) => ({ name: f.name, dbType: f.type ?? '' })), this.wireFormat);
+        const columns = wireFields?.map((f) => ({ name: f.name, dbType: f.type ?? '' }));
+        this.stream = columns ? this.o.db.driver.streamWire!(this.o.db, sql, params, columns, this.wireFormat) : this.o.db.driver.streamRows!(this.o.db, sql, params);
         this.streamed = 0;
       }
-      let wire: WireRows | null;
+      let got: WireRows | SqlResult | null;
       try {
         // Batches start small and double: the sink's first COPY starts after 2,048 rows, not 16,384.
-        wire = await this.stream.next(Math.min(max, this.ramp));
+        got = await this.stream.next(Math.min(max, this.ramp));
       } catch (e) {
         await this.closeStream();
         throw this.o.db.driver.classify(e);
       }
-      if (!wire) {
+      if (!got) {
         await this.closeStream();
         // A range that ended short is the end of the table.
         if (this.streamed < STREAM_ROWS) return null;
         continue;
       }
       this.ramp *= 2;
-      this.streamed += wire.count;
-      const idx = this.keyCols.map((c) => fields.findIndex((f) => f.name === c.name));
-      const lastRow = wire.last()!;
+      const wire = 'rows' in got ? undefined : got;
+      const res = wire ? { fields: wireFields!, rows: [], affected: 0 } : (got as SqlResult);
+      this.streamed += wire ? wire.count : res.rows.length;
+      const idx = this.keyCols.map((c) => res.fields.findIndex((f) => f.name === c.name));
+      const lastRow = wire ? wire.last()! : res.rows[res.rows.length - 1]!;
       const after = this.last;
       this.last = idx.map((i) => rawText(lastRow[i]));
-      // A sink lets go of the bytes once sent; a batch it must write again is read again (binary rows are never parsed here).
-      return this.batchOf(this.o.rows.rowSet({ fields, rows: [], affected: 0 }, 0, this.seeds(idx), wire, this.rereadOf(after, this.last)));
+      // A sink lets go of wire bytes once sent; a batch it must write again is read again (binary rows are never parsed here).
+      this.letGoWhenIdle();
+      return this.batchOf(this.o.rows.rowSet(res, 0, this.seeds(idx), wire, this.rereadOf(after, this.last)));
     }
+  }
+
+  /** Made here, away from pollRange()'s scope, whose context holds the batch (see seeds). */
+  private letGoWhenIdle(): void {
+    this.idle = setTimeout(() => void this.closeStream(), RANGE_IDLE_MS).unref();
   }
 
   private async closeStream(): Promise<void> {
@@ -201,6 +224,7 @@ export class SnapshotReader implements Reader {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.idle);
     await this.closeStream();
   }
 
@@ -214,7 +238,7 @@ export class SnapshotReader implements Reader {
     const order = this.hidden ?? this.keyCols.map((c) => d.quote(c.name)).join(', ');
     return [
       { label: 'mode', value: this.o.payloadColumn ? `queue table read once (payload column), paged by ${by}` : `snapshot, every row as a JSON object, paged by ${by}` },
-      { label: 'query', value: `SELECT ${this.hidden ? `${this.hidden}, ` : ''}* FROM ${d.table(this.o.table)} WHERE (${order}) > (<last key>) ORDER BY ${order}${d.limit(this.o.batchSize ?? 1024)}` },
+      { label: 'query', value: `SELECT ${this.hidden ? `${this.hidden}, ` : ''}* FROM ${d.table(this.o.table)} WHERE (${order}) > (<last key>) ORDER BY ${order}${this.streamsRows ? `${d.limit(STREAM_ROWS)}, each range one streamed query` : d.limit(this.o.batchSize ?? 1024)}` },
     ];
   }
 }
