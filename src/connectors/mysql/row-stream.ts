@@ -44,12 +44,14 @@ export class MysqlRowStream implements RowStream {
     this.held = this.db
       .withConnection(async (c) => {
         const conn = c as MysqlConnection;
-        // The server waits on the socket while the sink catches up (its retries included): not 60 s, as by default.
-        await conn.query('SET SESSION net_write_timeout = 86400');
+        // The server waits on the socket while the sink catches up, up to 30 s before the range lets go
+        // of its query (SnapshotReader): a server set to give up sooner would cut ranges off instead.
+        await conn.query('SET SESSION net_write_timeout = 600');
         const raw = (conn.conn as unknown as { connection: RawConnection }).connection;
         const q = raw.query({ sql: this.sql, values: [...this.params], rowsAsArray: true });
         q.on('fields', (fs) => (this.fields = fs.map((f) => ({ name: f.name, type: fieldType(f) }))));
-        const s = q.stream({ highWaterMark: 1024 });
+        // Rows held ahead of the batch being taken: 256, as a paged read held none (large rows stay bounded).
+        const s = q.stream({ highWaterMark: 256 });
         const fail = (e?: unknown): void => {
           // A connection killed or cut mid-range ends the connection, and the query's stream hears nothing.
           this.failure ??= e ?? Object.assign(new Error('the connection was closed while the range was read'), { code: 'PROTOCOL_CONNECTION_LOST' });
