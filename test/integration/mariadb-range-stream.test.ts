@@ -17,18 +17,33 @@ const MANY = 300_000;
 beforeAll(async () => {
   maria = await mysqlLike('mariadb');
   pg = await postgres();
-  await maria.exec('DROP TABLE IF EXISTS rs_pairs, rs_wide');
+  await maria.exec('DROP TABLE IF EXISTS rs_pairs, rs_wide, rs_slow');
   // Keys in an order unlike the insert order: a (n mod 7), b (text, n's digits reversed).
   await maria.exec('CREATE TABLE rs_pairs (a int NOT NULL, b varchar(12) NOT NULL, n int NOT NULL, PRIMARY KEY (a, b))');
   await maria.exec(`INSERT INTO rs_pairs SELECT seq % 7, REVERSE(LPAD(seq, 7, '0')), seq FROM seq_1_to_${MANY}`);
   await pg.exec('DROP TABLE IF EXISTS rs_pairs, rs_wide');
 });
 afterAll(async () => {
-  await maria.exec('DROP TABLE IF EXISTS rs_pairs, rs_wide');
+  await maria.exec('DROP TABLE IF EXISTS rs_pairs, rs_wide, rs_slow');
+  await maria.exec("DROP USER IF EXISTS 'rs_limited'@'%'");
   await pg.exec('DROP TABLE IF EXISTS rs_pairs, rs_wide');
   await maria.close();
   await pg.close();
 });
+
+/** An HTTP endpoint that takes one row a request, answered after `ms`; `seen` gets each row's id. */
+async function slowSink(ms: number, seen: number[]): Promise<{ url: string; close(): void }> {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      seen.push((JSON.parse(body) as { id: number }).id);
+      setTimeout(() => res.end('{}'), ms);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`, close: () => server.close() };
+}
 
 describe('a MariaDB table read in streamed key ranges', () => {
   it('longer than one range, by a composite key, in batches that do not divide it: every row once', async () => {
@@ -80,6 +95,27 @@ describe('a MariaDB table read in streamed key ranges', () => {
       expect(new Set(seen).size).toBe(N);
     } finally {
       server.close();
+    }
+  });
+
+  it('a server that limits how long a statement runs (max_statement_time of the user) does not cut a range off', async () => {
+    const N = 10_000;
+    await maria.exec('CREATE TABLE rs_slow (id int PRIMARY KEY, pad varchar(2100) NOT NULL)');
+    await maria.exec(`INSERT INTO rs_slow SELECT seq, REPEAT('x', 2000) FROM seq_1_to_${N}`);
+    await maria.exec("CREATE USER 'rs_limited'@'%' WITH MAX_STATEMENT_TIME 0.5");
+    await maria.exec("GRANT SELECT ON rs_slow TO 'rs_limited'@'%'");
+    const seen: number[] = [];
+    const sink = await slowSink(2, seen);
+    try {
+      // Seconds of reading 20 MB, more than the sockets hold: the one SELECT of the range outlives the user's 0.5 s.
+      const src = maria.url('rs_slow').replace(/\/\/[^@/]*@/, '//rs_limited@');
+      const r = await bridge(['copy', src, sink.url, '--batch-size', '100', '--progress', 'plain']);
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(String(r.stderr)).not.toMatch(/retry/i);
+      expect(seen.length).toBe(N);
+      expect(new Set(seen).size).toBe(N);
+    } finally {
+      sink.close();
     }
   });
 });

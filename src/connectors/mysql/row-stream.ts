@@ -12,6 +12,25 @@ type RawConnection = {
   stream: { destroy(): void };
 };
 
+const ABANDONED = Object.assign(new Error('the range was let go part-way'), { code: 'PROTOCOL_CONNECTION_LOST' });
+
+/**
+ * The server's limits on a statement's time (MariaDB max_statement_time, MySQL max_execution_time)
+ * would cut a range off part-way as a fatal error: a range is one statement for as long as the sink
+ * takes its rows. The server waits on the socket while the sink catches up, up to 30 s before the
+ * range lets go of its query (SnapshotReader): one set to give up sooner would cut ranges off too.
+ */
+async function unlimited(conn: MysqlConnection): Promise<void> {
+  await conn.query('SET SESSION net_write_timeout = 600');
+  for (const v of ['max_statement_time', 'max_execution_time'])
+    try {
+      await conn.query(`SET SESSION ${v} = 0`);
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'ER_UNKNOWN_SYSTEM_VARIABLE') throw e; // else the other server's
+    }
+}
+
 /**
  * A key range read by one SELECT whose rows the server streams, taken a batch at a time: one
  * statement per range instead of one per batch (each a round trip, a plan and an index descent,
@@ -44,24 +63,24 @@ export class MysqlRowStream implements RowStream {
     this.held = this.db
       .withConnection(async (c) => {
         const conn = c as MysqlConnection;
-        // The server waits on the socket while the sink catches up, up to 30 s before the range lets go
-        // of its query (SnapshotReader): a server set to give up sooner would cut ranges off instead.
-        await conn.query('SET SESSION net_write_timeout = 600');
+        await unlimited(conn);
         const raw = (conn.conn as unknown as { connection: RawConnection }).connection;
-        const q = raw.query({ sql: this.sql, values: [...this.params], rowsAsArray: true });
-        q.on('fields', (fs) => (this.fields = fs.map((f) => ({ name: f.name, type: fieldType(f) }))));
-        // Rows held ahead of the batch being taken: 256, as a paged read held none (large rows stay bounded).
-        const s = q.stream({ highWaterMark: 256 });
         const fail = (e?: unknown): void => {
           // A connection killed or cut mid-range ends the connection, and the query's stream hears nothing.
           this.failure ??= e ?? Object.assign(new Error('the connection was closed while the range was read'), { code: 'PROTOCOL_CONNECTION_LOST' });
           this.wake?.();
         };
+        // A closed connection fails a query at once, before its stream could hear of it.
+        if (conn.dead) throw Object.assign(new Error('the connection was closed before the range was read'), { code: 'PROTOCOL_CONNECTION_LOST' });
+        raw.on('error', fail);
+        raw.on('end', fail);
+        const q = raw.query({ sql: this.sql, values: [...this.params], rowsAsArray: true });
+        q.on('fields', (fs) => (this.fields = fs.map((f) => ({ name: f.name, type: fieldType(f) }))));
+        // Rows held ahead of the batch being taken: 256, as a paged read held none (large rows stay bounded).
+        const s = q.stream({ highWaterMark: 256 });
         s.on('readable', () => this.wake?.());
         s.on('end', () => ((this.ended = true), this.wake?.()));
         s.on('error', fail);
-        raw.on('error', fail);
-        raw.on('end', fail);
         opened(s);
         const abandon = await released;
         raw.off('error', fail);
@@ -71,9 +90,13 @@ export class MysqlRowStream implements RowStream {
           // Not mysql2's destroy(), which only half-closes: the server, blocked writing the rest of
           // the range into a socket nobody reads, would wait on it for net_write_timeout.
           raw.stream.destroy();
+          // Released as failed, so the pool destroys it rather than hand it to a waiter.
+          throw ABANDONED;
         }
       })
-      .catch((e: unknown) => failed(e));
+      .catch((e: unknown) => {
+        if (e !== ABANDONED) failed(e);
+      });
     return ready;
   }
 
@@ -102,6 +125,9 @@ export class MysqlRowStream implements RowStream {
   /** Stops reading: a range not read to its end drops its connection. */
   async close(): Promise<void> {
     if (!this.release) return;
+    // A next() still waiting ends with the range (never the case from SnapshotReader, which closes between polls).
+    if (!this.done) this.failure ??= ABANDONED;
+    this.wake?.();
     this.release(!this.done);
     this.release = undefined;
     await this.held;

@@ -132,7 +132,8 @@ export class Pool<C> {
     const slot = this.busy.get(conn);
     if (!slot) return;
     this.busy.delete(conn);
-    if (this.closed || (error !== undefined && this.factory.isBroken(conn, error)) || this.expired(slot)) {
+    // A connection known dead (closed while it was held) must not go to a waiter, which takes it unchecked.
+    if (this.closed || (error !== undefined && this.factory.isBroken(conn, error)) || this.expired(slot) || this.factory.alive?.(conn) === false) {
       void this.factory.destroy(conn).catch(() => {});
       this.refillWaiter();
       return;

@@ -81,9 +81,15 @@ export class SnapshotReader implements Reader {
     return this.o.db.driver.streamWire !== undefined && !this.hidden && this.o.payloadColumn === undefined;
   }
 
-  /** Ranges by streamed queries: the stream holds a connection, and a batch read again (reread) needs another. */
+  /**
+   * A range by one streamed query, while the pool has a connection to spare besides: the stream holds
+   * one for the range, and a batch read again (reread), other tables' ranges and a sink on the same
+   * pool need others. Otherwise the range is paged.
+   */
   private get streamsRows(): boolean {
-    return this.o.db.driver.streamRows !== undefined && !this.hidden && this.o.payloadColumn === undefined && this.o.db.stats().max >= 2;
+    if (this.o.db.driver.streamRows === undefined || this.hidden || this.o.payloadColumn !== undefined) return false;
+    const pool = this.o.db.stats();
+    return pool.max - pool.inUse >= 2;
   }
 
   private get selectList(): string {
@@ -113,7 +119,7 @@ export class SnapshotReader implements Reader {
   async poll(max: number): Promise<SourceBatch | null> {
     clearTimeout(this.idle);
     const d = this.o.db.dialect;
-    if (this.readsWire || this.streamsRows) return this.pollRange(max);
+    if (this.readsWire || this.stream || this.streamsRows) return this.pollRange(max);
     const params: unknown[] = [];
     const where = this.range(this.last, undefined, params);
     const sql = `SELECT ${this.selectList} FROM ${d.table(this.o.table)}${where} ORDER BY ${this.order}${d.limit(max)}`;
@@ -176,40 +182,38 @@ export class SnapshotReader implements Reader {
     const d = this.o.db.dialect;
     if (this.readsWire) this.wireFields ??= (await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)}${d.limit(0)}`)).fields;
     const wireFields = this.wireFields;
-    for (;;) {
-      if (!this.stream) {
-        const params: unknown[] = [];
-        const sql = `SELECT ${this.selectList} FROM ${d.table(this.o.table)}${this.range(this.last, undefined, params)} ORDER BY ${this.order}${d.limit(STREAM_ROWS)}`;
-        const columns = wireFields?.map((f) => ({ name: f.name, dbType: f.type ?? '' }));
-        this.stream = columns ? this.o.db.driver.streamWire!(this.o.db, sql, params, columns, this.wireFormat) : this.o.db.driver.streamRows!(this.o.db, sql, params);
-        this.streamed = 0;
-      }
-      let got: WireRows | SqlResult | null;
-      try {
-        // Batches start small and double: the sink's first COPY starts after 2,048 rows, not 16,384.
-        got = await this.stream.next(Math.min(max, this.ramp));
-      } catch (e) {
-        await this.closeStream();
-        throw this.o.db.driver.classify(e);
-      }
-      if (!got) {
-        await this.closeStream();
-        // A range that ended short is the end of the table.
-        if (this.streamed < STREAM_ROWS) return null;
-        continue;
-      }
-      this.ramp *= 2;
-      const wire = 'rows' in got ? undefined : got;
-      const res = wire ? { fields: wireFields!, rows: [], affected: 0 } : (got as SqlResult);
-      this.streamed += wire ? wire.count : res.rows.length;
-      const idx = this.keyCols.map((c) => res.fields.findIndex((f) => f.name === c.name));
-      const lastRow = wire ? wire.last()! : res.rows[res.rows.length - 1]!;
-      const after = this.last;
-      this.last = idx.map((i) => rawText(lastRow[i]));
-      // A sink lets go of wire bytes once sent; a batch it must write again is read again (binary rows are never parsed here).
-      this.letGoWhenIdle();
-      return this.batchOf(this.o.rows.rowSet(res, 0, this.seeds(idx), wire, this.rereadOf(after, this.last)));
+    if (!this.stream) {
+      const params: unknown[] = [];
+      const sql = `SELECT ${this.selectList} FROM ${d.table(this.o.table)}${this.range(this.last, undefined, params)} ORDER BY ${this.order}${d.limit(STREAM_ROWS)}`;
+      const columns = wireFields?.map((f) => ({ name: f.name, dbType: f.type ?? '' }));
+      this.stream = columns ? this.o.db.driver.streamWire!(this.o.db, sql, params, columns, this.wireFormat) : this.o.db.driver.streamRows!(this.o.db, sql, params);
+      this.streamed = 0;
     }
+    let got: WireRows | SqlResult | null;
+    try {
+      // Batches start small and double: the sink's first COPY starts after 2,048 rows, not 16,384.
+      got = await this.stream.next(Math.min(max, this.ramp));
+    } catch (e) {
+      await this.closeStream();
+      throw this.o.db.driver.classify(e);
+    }
+    if (!got) {
+      await this.closeStream();
+      // A range that ended short is the end of the table; the next one is read as poll() decides.
+      if (this.streamed < STREAM_ROWS) return null;
+      return this.poll(max);
+    }
+    this.ramp *= 2;
+    const wire = 'rows' in got ? undefined : got;
+    const res = wire ? { fields: wireFields!, rows: [], affected: 0 } : (got as SqlResult);
+    this.streamed += wire ? wire.count : res.rows.length;
+    const idx = this.keyCols.map((c) => res.fields.findIndex((f) => f.name === c.name));
+    const lastRow = wire ? wire.last()! : res.rows[res.rows.length - 1]!;
+    const after = this.last;
+    this.last = idx.map((i) => rawText(lastRow[i]));
+    // A sink lets go of wire bytes once sent; a batch it must write again is read again (binary rows are never parsed here).
+    this.letGoWhenIdle();
+    return this.batchOf(this.o.rows.rowSet(res, 0, this.seeds(idx), wire, this.rereadOf(after, this.last)));
   }
 
   /** Made here, away from pollRange()'s scope, whose context holds the batch (see seeds). */
