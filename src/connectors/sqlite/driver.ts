@@ -41,17 +41,7 @@ export class SqliteConnection implements SqlConnection {
    */
   async query(sql: string, params: readonly unknown[] = []): Promise<SqlResult> {
     const inTransaction = this.db.inTransaction && !/^\s*(COMMIT|END)\b/i.test(sql);
-    for (let waited = 0; ; ) {
-      try {
-        return this.run(sql, params);
-      } catch (e) {
-        const busy = String((e as { code?: string })?.code ?? '').startsWith('SQLITE_BUSY');
-        if (!busy || inTransaction || waited >= BUSY_WAIT_MS) throw e;
-        const ms = Math.min(50, 1 + waited / 8);
-        await new Promise((r) => setTimeout(r, ms));
-        waited += ms;
-      }
-    }
+    return inTransaction ? this.run(sql, params) : whenFree(() => this.run(sql, params));
   }
 
   private run(sql: string, params: readonly unknown[]): SqlResult {
@@ -63,6 +53,20 @@ export class SqliteConnection implements SqlConnection {
     }
     const r = stmt.run(...args);
     return { rows: [], fields: [], affected: r.changes };
+  }
+}
+
+/** Runs `fn`, trying it again while another connection holds the lock it needs (SQLITE_BUSY), up to BUSY_WAIT_MS, without blocking the thread. */
+async function whenFree<T>(fn: () => T): Promise<T> {
+  for (let waited = 0; ; ) {
+    try {
+      return fn();
+    } catch (e) {
+      if (!String((e as { code?: string })?.code ?? '').startsWith('SQLITE_BUSY') || waited >= BUSY_WAIT_MS) throw e;
+      const ms = Math.min(50, 1 + waited / 8);
+      await new Promise((r) => setTimeout(r, ms));
+      waited += ms;
+    }
   }
 }
 
@@ -100,14 +104,15 @@ export function sqlitePoolFactory(ep: Endpoint): PoolFactory<SqliteConnection> {
       }
       try {
         db.function('bridge_key_hash', { deterministic: true }, (text: unknown) => crc32(String(text)));
-        // A file bridge creates gets WAL, so readers and the writer do not block each other.
-        if (isNew) db.pragma('journal_mode = WAL');
+        // A file bridge creates gets WAL, so readers and the writer do not block each other. Setting
+        // it (and a PRAGMA of the URL) needs the file to itself: a reader of the moment is waited for.
+        if (isNew) await whenFree(() => db.pragma('journal_mode = WAL'));
         if (first && ep.passthrough.length > 0) {
           const known = new Set(db.prepare('SELECT name FROM pragma_pragma_list').pluck().all() as string[]);
           for (const [k] of ep.passthrough) if (!known.has(k)) throw configError(`${k} is neither a field of the SQLite connector nor a PRAGMA SQLite knows`);
           first = false;
         }
-        for (const [k, v] of ep.passthrough) db.pragma(`${k} = ${v}`);
+        for (const [k, v] of ep.passthrough) await whenFree(() => db.pragma(`${k} = ${v}`));
       } catch (e) {
         db.close();
         throw classifySqlite(e, true);
