@@ -130,8 +130,10 @@ describe('change capture (publication)', () => {
     await pg.exec('INSERT INTO t_cdc_other SELECT generate_series(1, 1000)');
     const target = lsn(String((await pg.rows('SELECT pg_current_wal_lsn()::text AS l'))[0]!.l));
     const advanced = await waitFor(async () => {
-      const c = lsn(String((await pg.rows(`SELECT confirmed_flush_lsn::text AS l FROM pg_replication_slots WHERE slot_name = '${SLOT}'`))[0]!.l));
-      return c >= target ? c : undefined;
+      // NULL while the slot is still being made (it is active by then): not yet, rather than a failure.
+      const l = (await pg.rows(`SELECT confirmed_flush_lsn::text AS l FROM pg_replication_slots WHERE slot_name = '${SLOT}'`))[0]?.l;
+      const c = l ? lsn(String(l)) : undefined;
+      return c !== undefined && c >= target ? c : undefined;
     }, 15_000);
     expect(advanced >= target).toBe(true);
     expect(read(out)).toEqual([]);
