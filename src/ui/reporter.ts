@@ -31,6 +31,20 @@ const write = (line: string): void => {
   process.stderr.write(redact(line) + '\n');
 };
 
+/**
+ * Progress lines every `intervalMs` while the route runs. They end when it is done or failed: its
+ * source and sinks then close (a while, for a pool or a slot), and a line from then would show a
+ * tail no longer caught up; the summary is what follows.
+ */
+function progressTimer(hub: StatsHub, intervalMs: number, tick: () => void): NodeJS.Timeout {
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  hub.on('state', (state) => {
+    if (state === 'done' || state === 'failed') clearInterval(timer);
+  });
+  return timer;
+}
+
 function checkpointText(s: StatsSnapshot): string {
   return (s.checkpoint ? `; checkpoint ${s.checkpoint}` : '') + (s.delivery ? `; delivery ${s.delivery}` : '');
 }
@@ -58,8 +72,7 @@ export class PlainReporter implements Reporter {
     hub.on('warning', (t) => this.warn(t));
     hub.on('info', (t) => this.info(t));
     if (!this.opts.progress || this.opts.quiet) return;
-    this.timer = setInterval(() => this.line(hub.snapshot()), this.opts.intervalMs);
-    this.timer.unref();
+    this.timer = progressTimer(hub, this.opts.intervalMs, () => this.line(hub.snapshot()));
   }
 
   private line(s: StatsSnapshot): void {
@@ -153,8 +166,7 @@ export class JsonReporter implements Reporter {
     hub.on('warning', (t) => this.warn(t));
     hub.on('info', (t) => this.info(t));
     if (this.opts.quiet) return;
-    this.timer = setInterval(() => this.emit({ type: 'progress', ...this.stats(hub.snapshot()) }), this.opts.intervalMs);
-    this.timer.unref();
+    this.timer = progressTimer(hub, this.opts.intervalMs, () => this.emit({ type: 'progress', ...this.stats(hub.snapshot()) }));
   }
 
   warn(text: string): void {
