@@ -34,7 +34,7 @@ describe('checkpoint_store resolution (contract §4.2)', () => {
     expect((await resolve(undefined)).description).toBe('table public.bridge_cursors_events in the source database');
     expect((await resolve('positions')).description).toBe('table positions in the source database');
     expect((await resolve('/positions')).description).toBe('table positions in the source database');
-    await expect(resolve('bad;name')).rejects.toBeInstanceOf(BridgeError);
+    await expect(resolve('bad"name')).rejects.toBeInstanceOf(BridgeError);
     await expect(resolve('ftp://x/y')).rejects.toThrow(/ftp:\/\/ form is not supported/);
     await expect(resolve('gs://key:secret@bucket/p')).rejects.toThrow(/credentials from the environment/);
   });

@@ -41,7 +41,7 @@ describe('SQL Server SQL', () => {
 
   it('queue and checkpoint tables are created only when missing, under an application lock', () => {
     const [create, index] = d.createQueueTable('jobs');
-    expect(create).toMatch(/^IF OBJECT_ID\(N'dbo\.jobs', N'U'\) IS NULL CREATE TABLE \[jobs\] \(id BIGINT IDENTITY\(1,1\) PRIMARY KEY, payload VARBINARY\(MAX\) NOT NULL, locked_until DATETIME2 NULL/);
+    expect(create).toMatch(/^IF OBJECT_ID\(N'\[dbo\]\.\[jobs\]', N'U'\) IS NULL CREATE TABLE \[jobs\] \(id BIGINT IDENTITY\(1,1\) PRIMARY KEY, payload VARBINARY\(MAX\) NOT NULL, locked_until DATETIME2 NULL/);
     expect(index).toMatch(/CREATE INDEX \[jobs_locked_until_idx\] ON \[jobs\] \(locked_until\)/);
     expect(d.ddlLock('jobs')).toBe("EXEC sp_getapplock @Resource = N'bridge:jobs', @LockMode = 'Exclusive', @LockOwner = 'Transaction'");
     expect(d.upsertCheckpoint('bridge_cursors_jobs')).toMatch(/^MERGE INTO \[bridge_cursors_jobs\] WITH \(HOLDLOCK\)/);
@@ -126,7 +126,7 @@ describe('SQL Server configuration', () => {
 
   it('exactly once (issue 28): the position table is made only if missing; one row is read with TOP, not LIMIT', () => {
     expect(d.createPositionTable('dbo.bridge_positions')).toEqual([
-      "IF OBJECT_ID(N'dbo.bridge_positions', N'U') IS NULL CREATE TABLE [dbo].[bridge_positions] (route NVARCHAR(255) NOT NULL PRIMARY KEY, last_position NVARCHAR(MAX) NOT NULL, seq BIGINT NOT NULL, updated_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME())",
+      "IF OBJECT_ID(N'[dbo].[bridge_positions]', N'U') IS NULL CREATE TABLE [dbo].[bridge_positions] (route NVARCHAR(255) NOT NULL PRIMARY KEY, last_position NVARCHAR(MAX) NOT NULL, seq BIGINT NOT NULL, updated_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME())",
     ]);
     expect(d.anyRow('dbo.events')).toBe('SELECT TOP 1 1 FROM [dbo].[events]');
     // No one-round-trip form: the position goes through BEGIN TRANSACTION … COMMIT.

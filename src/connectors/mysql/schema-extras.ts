@@ -1,4 +1,4 @@
-import { foreignKeysToAdd, portableDefault, refAction, translateCheck, renderDefault, type ExtrasPlan, type PortableDefault, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
+import { ownIndex, foreignKeysToAdd, portableDefault, refAction, translateCheck, renderDefault, type ExtrasPlan, type PortableDefault, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
 import { splitTableName } from '../sql/identifiers.js';
 import type { ColumnInfo, SqlConnection } from '../sql/types.js';
 import { MysqlDialect } from './dialect.js';
@@ -103,7 +103,7 @@ export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
       for (const i of want.indexes) {
         const iname = i.name.slice(0, 64);
         if (same && i.own) {
-          if (fresh(iname)) p.indexes.push(i.own.replace('{name}', q(iname)).replace('{table}', t));
+          if (fresh(iname)) p.indexes.push(ownIndex(i.own, q(iname), t));
           continue;
         }
         if (!i.columns || i.method) {

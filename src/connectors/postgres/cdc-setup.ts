@@ -70,11 +70,13 @@ const causeCode = (e: unknown): string | undefined => (e as { cause?: { code?: s
  */
 export async function ensurePublication(q: Query, pub: string, tables: readonly string[], create: boolean, dryRun: boolean, ops?: ReadonlySet<string>): Promise<boolean> {
   const d = postgresKind.dialect;
-  const list = tables.join(', ');
+  // Advice holds SQL to run: names as psql takes them ("Order Details" quoted, orders bare).
+  const sql = (t: string): string => t.split('.').map((p) => (/^[a-z_][a-z0-9_]*$/.test(p) ? p : d.quote(p))).join('.');
+  const list = tables.map(sql).join(', ');
   if ((await q('SELECT 1 FROM pg_publication WHERE pubname = $1', [pub])).length > 0) {
     const missing: string[] = [];
     for (const t of tables) if ((await publishes(q, pub, t)).length === 0) missing.push(t);
-    if (missing.length) throw configError(`publication ${pub} does not publish ${missing.join(', ')}: run ALTER PUBLICATION ${pub} ADD TABLE ${missing.join(', ')} (or name another publication)`);
+    if (missing.length) throw configError(`publication ${pub} does not publish ${missing.join(', ')}: run ALTER PUBLICATION ${pub} ADD TABLE ${missing.map(sql).join(', ')} (or name another publication)`);
     return false;
   }
   if (!create) throw configError(`publication ${pub} does not exist: set create_publication=true, or run CREATE PUBLICATION ${pub} FOR TABLE ${list}`);
@@ -89,7 +91,7 @@ export async function ensurePublication(q: Query, pub: string, tables: readonly 
     if (!writesOnly && (replident === 'n' || (replident === 'd' && keyed !== true && keyed !== 't')))
       throw configError(
         `${table} has no primary key or replica identity: a publication of its updates and deletes would make the application's own UPDATE and DELETE on it fail. ` +
-          `Add a primary key, or run ALTER TABLE ${table} REPLICA IDENTITY FULL, or publish inserts only: CREATE PUBLICATION ${pub} FOR TABLE ${table} WITH (publish = 'insert')`,
+          `Add a primary key, or run ALTER TABLE ${sql(table)} REPLICA IDENTITY FULL, or publish inserts only: CREATE PUBLICATION ${pub} FOR TABLE ${sql(table)} WITH (publish = 'insert')`,
       );
   }
   // A dry run checks that the publication could be made, and makes nothing.

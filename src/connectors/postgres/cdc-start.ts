@@ -67,7 +67,8 @@ async function openProgress(db: Database, table: string, slot: string, checkpoin
   if (!create && checkpointStore === undefined) {
     const name = fitName(`bridge_cursors_${db.dialect.baseName(table)}`, db.dialect.maxIdentLength);
     const schema = db.dialect.schemaOf(table);
-    const r = await db.query('SELECT to_regclass($1) IS NOT NULL', [schema ? `${schema}.${name}` : name]);
+    // Quoted: to_regclass folds a bare name to lower case, and "Orders"' progress would not be found.
+    const r = await db.query('SELECT to_regclass($1) IS NOT NULL', [db.dialect.table(schema ? `${schema}.${name}` : name)]);
     const found = r.rows[0]?.[0];
     if (found !== true && found !== 't') return undefined;
   }

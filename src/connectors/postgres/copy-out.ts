@@ -1,8 +1,8 @@
-/** A literal PostgreSQL reads the same whatever standard_conforming_strings says. */
+import { textLiteral } from './literal.js';
+/** A value as a literal (bytes in hex). */
 function literal(v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
-  const s = Buffer.isBuffer(v) ? `\\x${v.toString('hex')}` : String(v);
-  return `E'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+  return textLiteral(Buffer.isBuffer(v) ? `\\x${v.toString('hex')}` : String(v));
 }
 
 /**

@@ -6,6 +6,7 @@ import { parsePgArray } from './array.js';
 import type { PendingPosition } from '../sql/position/sink-position.js';
 import { inlinePosition, positionMoved, tableIdentity } from './pg-positions.js';
 import { pgAttributes, pgColumnType, pgTypeFromName } from './types.js';
+import { textLiteral } from './literal.js';
 
 /** Types whose names need no schema: bound values are cast to them in columns=auto. */
 const BUILTIN_CASTS = new Set(['bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar', 'json', 'jsonb', 'bytea', 'date', 'time', 'timetz', 'timestamp', 'timestamptz', 'uuid', 'interval', 'inet', 'cidr', 'macaddr', 'oid']);
@@ -232,7 +233,6 @@ export class PostgresDialect extends Dialect {
 
   /** Serialises concurrent DDL of two processes on the same name (CREATE … IF NOT EXISTS races in PostgreSQL). */
   override ddlLock(name: string): string {
-    // The name is a checked identifier (no quotes), so it can be inlined.
-    return `SELECT pg_advisory_xact_lock(hashtext('${name}'))`;
+    return `SELECT pg_advisory_xact_lock(hashtext(${textLiteral(name)}))`;
   }
 }

@@ -1,6 +1,7 @@
 import { PositionMoved, type PendingPosition } from '../sql/position/sink-position.js';
 import type { SqlConnection } from '../sql/types.js';
 import type { PostgresDialect } from './dialect.js';
+import { textLiteral } from './literal.js';
 
 /**
  * The statement that moves a batch's position, sent with the COPY and COMMIT in one simple query
@@ -11,7 +12,7 @@ import type { PostgresDialect } from './dialect.js';
  * (a CHECK that divides by zero was taken for another run). Values inlined as E'' literals.
  */
 export function inlinePosition(d: PostgresDialect, p: PendingPosition): string {
-  const lit = (s: string): string => `E'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+  const lit = textLiteral;
   const t = d.table(p.table.name);
   if (p.expectSeq === 0) return `INSERT INTO ${t} (route, last_position, seq, updated_at) VALUES (${lit(p.key)}, ${lit(p.position.text)}, 1, now())`;
   return `UPDATE ${t} SET last_position = ${lit(p.position.text)}, seq = CASE WHEN seq = ${p.expectSeq} THEN seq + 1 ELSE ('${MOVED} ' || seq)::int END, updated_at = now() WHERE route = ${lit(p.key)}`;

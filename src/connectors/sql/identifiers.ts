@@ -1,14 +1,20 @@
 import { createHash } from 'node:crypto';
 import { configError } from '../../core/errors.js';
 
-const IDENT = /^[\p{L}_][\p{L}\p{N}_$]*$/u;
+/**
+ * What a table or schema name may hold: anything but the characters that separate names where
+ * they are written (`.` schema from table, `,` list entries, `*` a pattern), a double quote, a
+ * control character, or a space at either end (a list's entries are trimmed). Strangers' tables
+ * are named "Order Details" (Northwind), `order-items`, "O'Brien's", "Straße".
+ */
+const NAME = /^(?=\S)[^.,*"\p{Cc}]+(?<=\S)$/u;
 
 /**
- * Identifiers are checked before they are quoted: anything but letters, digits, `_` and `$` is a
- * config error, so a table name can never carry SQL.
+ * Names are checked, then always quoted by the dialect (its quote character doubled) or bound as
+ * parameters, never put in SQL as written: a name can never carry SQL.
  */
 export function checkIdent(name: string, what: string, maxLength: number): string {
-  if (!IDENT.test(name)) throw configError(`${what} "${name}" is not a plain identifier: use letters, digits and _ (optionally schema.table)`);
+  if (!NAME.test(name)) throw configError(`${what} "${name}" cannot be named here: a name holds no dot, comma, *, double quote or control character and no space at either end (write schema.table for a table in a schema)`);
   if (name.length > maxLength) throw configError(`${what} "${name}" is longer than ${maxLength} characters`);
   return name;
 }

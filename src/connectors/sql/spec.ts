@@ -8,7 +8,7 @@ const PUBLISHER = ['publisher'] as const;
 
 /** Contract §2.1: every field of the database connector. */
 export const DATABASE_FIELDS: readonly FieldSpec[] = [
-  { name: 'table', type: 'string', roles: BOTH, description: 'Table to read or write; `schema.table` is accepted. Required (on a sink that takes a source\'s table list, left out). On a source, a list copies several tables, each into the sink table of the same name: `a,b`, `*`, `schema.*`, `log_*`.' },
+  { name: 'table', type: 'string', roles: BOTH, description: 'Table to read or write; `schema.table` is accepted. A name is taken as written (case kept) and always quoted: `Order%20Details`, `order-items`, `O\'Brien` and `Straße` work; a name holding a dot, comma, `*`, double quote or control character, or a space at either end, is a config error (one a `*` matches is named, to `--exclude`). Required (on a sink that takes a source\'s table list, left out). On a source, a list copies several tables, each into the sink table of the same name: `a,b`, `*`, `schema.*`, `log_*`.' },
   { name: 'username', type: 'string', roles: BOTH, description: 'User name; takes precedence over the one in the URL.' },
   { name: 'password', type: 'string', roles: BOTH, secret: true, description: 'Password; takes precedence over the one in the URL. Never printed.' },
   {

@@ -1,4 +1,4 @@
-import { portableDefault, refAction, type ExtrasPlan, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
+import { ownIndex, portableDefault, refAction, type ExtrasPlan, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
 import { splitTableName } from '../sql/identifiers.js';
 import type { SqlConnection } from '../sql/types.js';
 import { SqliteDialect } from './dialect.js';
@@ -75,7 +75,7 @@ export const sqliteSchemaExtras: SchemaExtras = {
       p.names.push(iname);
       if (haveNames.has(iname)) continue;
       // SQLite's CREATE INDEX takes its schema on the index's name, the table bare.
-      if (same && i.own) p.indexes.push(i.own.replace('{name}', `${pre}${q(iname)}`).replace('{table}', q(name)));
+      if (same && i.own) p.indexes.push(ownIndex(i.own, `${pre}${q(iname)}`, q(name)));
       else if (!i.columns || i.method) p.notKept.push(`index ${i.name}: ${i.method ? `a ${i.method} index` : 'an expression or partial index'} of ${want.kind} (not translated)`);
       else p.indexes.push(`CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX ${pre}${q(iname)} ON ${q(name)} (${i.columns.map((c, k) => `${q(c)}${i.descending?.[k] ? ' DESC' : ''}`).join(', ')})`);
     }

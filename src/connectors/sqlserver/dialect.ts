@@ -3,6 +3,10 @@ import { Dialect } from '../sql/dialect.js';
 import type { AlterColumn } from '../sql/write/alter-column.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type LogicalType, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { mssqlType, selectExpression } from './types.js';
+import { fitName } from '../sql/identifiers.js';
+
+/** A Unicode string literal. */
+const nstr = (s: string): string => `N'${s.replace(/'/g, "''")}'`;
 
 /** SQL Server (kind E): bracket quoting, @pN parameters, OFFSET/FETCH, table hints, MERGE. */
 export class SqlServerDialect extends Dialect {
@@ -126,7 +130,7 @@ export class SqlServerDialect extends Dialect {
          JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
         WHERE i.object_id = OBJECT_ID(@p1) AND (i.is_unique = 1 OR i.is_primary_key = 1) AND ic.is_included_column = 0
         ORDER BY i.index_id, ic.key_ordinal`,
-      [`${schema}.${name}`],
+      [`${this.quote(schema)}.${this.quote(name)}`],
     );
     const sets = new Map<string, string[]>();
     const primaryKey: string[] = [];
@@ -142,32 +146,34 @@ export class SqlServerDialect extends Dialect {
     return v === null || v === undefined ? undefined : `object ${String(v)}`;
   };
 
+  /** The table as OBJECT_ID reads it: each part bracketed (a name may hold a space, a dot or a quote). */
   private objectName(table: string): string {
-    return `${this.schemaOf(table) ?? 'dbo'}.${this.baseName(table)}`;
+    return `${this.quote(this.schemaOf(table) ?? 'dbo')}.${this.quote(this.baseName(table))}`;
   }
 
   override createTable(table: string, defs: string[]): string[] {
-    return [`IF OBJECT_ID(N'${this.objectName(table)}', N'U') IS NULL CREATE TABLE ${this.table(table)} (${defs.join(', ')})`];
+    return [`IF OBJECT_ID(${nstr(this.objectName(table))}, N'U') IS NULL CREATE TABLE ${this.table(table)} (${defs.join(', ')})`];
   }
 
   createQueueTable(table: string): string[] {
     const t = this.table(table);
     const o = this.objectName(table);
+    const idx = fitName(`${this.baseName(table)}_locked_until_idx`, this.maxIdentLength);
     return [
-      `IF OBJECT_ID(N'${o}', N'U') IS NULL CREATE TABLE ${t} (id BIGINT IDENTITY(1,1) PRIMARY KEY, payload VARBINARY(MAX) NOT NULL, locked_until DATETIME2 NULL, created_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME())`,
-      `IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'${this.baseName(table)}_locked_until_idx' AND object_id = OBJECT_ID(N'${o}')) CREATE INDEX ${this.quote(`${this.baseName(table)}_locked_until_idx`)} ON ${t} (locked_until)`,
+      `IF OBJECT_ID(${nstr(o)}, N'U') IS NULL CREATE TABLE ${t} (id BIGINT IDENTITY(1,1) PRIMARY KEY, payload VARBINARY(MAX) NOT NULL, locked_until DATETIME2 NULL, created_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME())`,
+      `IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = ${nstr(idx)} AND object_id = OBJECT_ID(${nstr(o)})) CREATE INDEX ${this.quote(idx)} ON ${t} (locked_until)`,
     ];
   }
 
   createCheckpointTable(table: string): string[] {
     return [
-      `IF OBJECT_ID(N'${this.objectName(table)}', N'U') IS NULL CREATE TABLE ${this.table(table)} (cursor_id NVARCHAR(255) NOT NULL PRIMARY KEY, last_value NVARCHAR(MAX) NOT NULL, updated_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME())`,
+      `IF OBJECT_ID(${nstr(this.objectName(table))}, N'U') IS NULL CREATE TABLE ${this.table(table)} (cursor_id NVARCHAR(255) NOT NULL PRIMARY KEY, last_value NVARCHAR(MAX) NOT NULL, updated_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME())`,
     ];
   }
 
   createPositionTable(table: string): string[] {
     return [
-      `IF OBJECT_ID(N'${this.objectName(table)}', N'U') IS NULL CREATE TABLE ${this.table(table)} (route NVARCHAR(255) NOT NULL PRIMARY KEY, last_position NVARCHAR(MAX) NOT NULL, seq BIGINT NOT NULL, updated_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME())`,
+      `IF OBJECT_ID(${nstr(this.objectName(table))}, N'U') IS NULL CREATE TABLE ${this.table(table)} (route NVARCHAR(255) NOT NULL PRIMARY KEY, last_position NVARCHAR(MAX) NOT NULL, seq BIGINT NOT NULL, updated_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME())`,
     ];
   }
 
@@ -191,7 +197,7 @@ export class SqlServerDialect extends Dialect {
   }
 
   override ddlLock(name: string): string {
-    return `EXEC sp_getapplock @Resource = N'bridge:${name}', @LockMode = 'Exclusive', @LockOwner = 'Transaction'`;
+    return `EXEC sp_getapplock @Resource = ${nstr(`bridge:${name}`)}, @LockMode = 'Exclusive', @LockOwner = 'Transaction'`;
   }
 
   async listTables(conn: SqlConnection, schema: string | undefined): Promise<string[]> {
@@ -211,7 +217,7 @@ export class SqlServerDialect extends Dialect {
 
   override alterColumn(table: string, c: AlterColumn): string | undefined {
     const t = this.table(table);
-    const lit = (s: string): string => `N'${s.replace(/'/g, "''")}'`;
+    const lit = nstr;
     switch (c.op) {
       case 'add':
         return `ALTER TABLE ${t} ADD ${this.quote(c.column)} ${c.type}`;

@@ -11,9 +11,12 @@ interface Item {
   pattern: RegExp | undefined;
 }
 
+/** A name as a pattern that matches only itself ("order-items (old)", "a+b"). */
+const literally = (s: string): string => s.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
+
 /**
  * `a,b`, `*`, `log_*`, `schema.*` → items. A `*` stands for any run of characters in the name
- * (never in the schema); everything else must be a plain identifier, as a single table name.
+ * (never in the schema); everything else is a name as a single table's (see checkIdent).
  */
 export function parseTableList(list: string, what: string, maxLength: number): Item[] {
   const items = list.split(',').map((s) => s.trim());
@@ -24,8 +27,16 @@ export function parseTableList(list: string, what: string, maxLength: number): I
     const name = dot < 0 ? text : text.slice(dot + 1);
     if (!name.includes('*')) return { schema, name: checkIdent(name, what, maxLength), pattern: undefined };
     checkIdent(name.replace(/\*/g, 'x'), what, maxLength);
-    return { schema, name, pattern: new RegExp(`^${name.replace(/\$/g, '\\$').replace(/\*/g, '.*')}$`, 'u') };
+    return { schema, name, pattern: new RegExp(`^${name.split('*').map(literally).join('.*')}$`, 'u') };
   });
+}
+
+function namable(name: string, schema: string | undefined, list: string, maxLength: number): void {
+  try {
+    checkIdent(name, 'table', maxLength);
+  } catch (e) {
+    throw configError(`${(e as Error).message}; the source's table ${JSON.stringify(schema ? `${schema}.${name}` : name)} matches table=${list}: leave it out with --exclude, or rename it`);
+  }
 }
 
 /** bridge's own checkpoint tables (default checkpoint_store) and a sink's position table are never copied by a pattern. */
@@ -56,6 +67,8 @@ export async function expandTables(ep: Endpoint, exclude: string[], warn: (s: st
     for (const name of names) {
       if (!matches(item, item.schema, name) || (item.pattern && OWN_TABLE.test(name))) continue;
       if (excluded.some((x) => matches(x, item.schema, name))) continue;
+      // A listed name table= could not write (a dot in it) is said before anything is copied.
+      if (item.pattern) namable(name, item.schema, ep.fields.table as string, d.maxIdentLength);
       const full = item.schema ? `${item.schema}.${name}` : name;
       if (!out.includes(full)) out.push(full);
     }

@@ -33,10 +33,21 @@ export interface IndexDef {
   /** Plain columns in order (undefined: an expression or a partial index, kept only by the same kind). */
   columns?: string[];
   descending?: boolean[];
-  /** The index's definition in its kind's SQL, with `{table}` where the table's name goes. */
+  /** The index's definition in its kind's SQL, `CREATE … INDEX {name} ON {table} …` (see ownIndex). */
   own?: string;
   /** The kind's own access method (MariaDB FULLTEXT/SPATIAL, PostgreSQL gin/gist): kept only by the same kind. */
   method?: string;
+}
+
+const SLOTS = '{name} ON {table}';
+
+/**
+ * An index's own SQL with its quoted name and table put in. Not String.replace: a name's `$$` or
+ * `$&` would be read as a replacement pattern, and a name holding "{table}" would be filled in too.
+ */
+export function ownIndex(own: string, name: string, table: string): string {
+  const at = own.indexOf(SLOTS);
+  return `${own.slice(0, at)}${name} ON ${table}${own.slice(at + SLOTS.length)}`;
 }
 
 export type RefAction = 'NO ACTION' | 'RESTRICT' | 'CASCADE' | 'SET NULL' | 'SET DEFAULT';
