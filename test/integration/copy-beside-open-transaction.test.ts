@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridge, tempDir } from '../helpers/bridge.js';
-import { mysqlLike, postgres, session, type TestDb } from '../helpers/databases.js';
+import { bridge, spawnBridge, tempDir, waitFor } from '../helpers/bridge.js';
+import { mysqlLike, postgres, session, type Session, type TestDb } from '../helpers/databases.js';
 import { kindsOfThisPhase } from '../helpers/phase.js';
 
 /**
@@ -34,6 +34,19 @@ for (const kind of kindsOfThisPhase(['postgres', 'mariadb'] as const))
       for (let i = 0; i < 10; i++) await db.exec(`INSERT INTO ${t} (v) VALUES ${Array.from({ length: 100 }, (_, j) => `('r${i * 100 + j}')`).join(', ')}`);
       await db.exec(`DROP TABLE IF EXISTS ${t}_other`);
       await db.exec(`CREATE TABLE ${t}_other (x int)`);
+    }
+
+    /** Row 1001 written by a transaction left open, 1002 committed, and another client writing to another table. */
+    async function lateRowBesideWriter(t: string): Promise<{ late: Session; other: Session }> {
+      await table(t);
+      const late = await session(kind);
+      await late.run('BEGIN');
+      await late.run(`INSERT INTO ${t} (id, v) VALUES (1001, 'late')`);
+      await dbs[kind]!.exec(`INSERT INTO ${t} (id, v) VALUES (1002, 'early')`);
+      const other = await session(kind);
+      await other.run('BEGIN');
+      await other.run(`INSERT INTO ${t}_other VALUES (1)`);
+      return { late, other };
     }
 
     it('an idle read-only transaction: the copy saves the end, and the nightly re-run delivers nothing and exits 0', async () => {
@@ -95,6 +108,54 @@ for (const kind of kindsOfThisPhase(['postgres', 'mariadb'] as const))
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stderr).not.toMatch(/not saved past/);
       expect(r.stderr).toMatch(/checkpoint nightly .* at id=1000/);
+    }, 60_000);
+
+    it('a row committed late while another client keeps writing: the next copy delivers it (visible, though the position still waits), and the one after delivers nothing', async () => {
+      const db = dbs[kind]!;
+      const t = `t_beside_late_${kind}`;
+      const { late, other } = await lateRowBesideWriter(t);
+      const out = path.join(dir, `${t}.ndjson`);
+      const copy = () => bridge(['copy', db.url(t, 'cursor_id=nightly'), `file://${out}`, '--cursor-column', 'id', '--progress', 'none']);
+      const first = await copy();
+      expect(first.exitCode, first.stderr).toBe(0);
+      expect(count(out)).toBe(1001);
+      await late.run('COMMIT');
+      await late.close();
+      // The other client still writes: the position cannot pass 1001's place, but the row is there to read.
+      const second = await copy();
+      expect(second.exitCode, second.stderr).toBe(0);
+      expect(second.stderr).toMatch(/not saved past/);
+      expect(count(out)).toBe(1002);
+      await other.run('ROLLBACK');
+      await other.close();
+      const third = await copy();
+      expect(third.exitCode, third.stderr).toBe(0);
+      expect(third.stderr).not.toMatch(/not saved past/);
+      const ids = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: number }).id);
+      expect(ids).toHaveLength(1002);
+      expect(new Set(ids).size).toBe(1002);
+    }, 60_000);
+
+    it('a tail kept waiting by another client\'s writing transaction delivers a row committed late within seconds, and once only', async () => {
+      const db = dbs[kind]!;
+      const t = `t_beside_tail_${kind}`;
+      const { late, other } = await lateRowBesideWriter(t);
+      const out = path.join(dir, `${t}.ndjson`);
+      const args = ['tail', db.url(t, 'cursor_id=live&polling_interval_ms=100'), `file://${out}`, '--cursor-column', 'id', '--progress', 'none'];
+      const p = spawnBridge(args);
+      await waitFor(async () => existsSync(out) && count(out) === 1001, 20_000);
+      await late.run('COMMIT');
+      await late.close();
+      await waitFor(async () => count(out) === 1002, 20_000);
+      p.kill('SIGTERM');
+      expect((await p).exitCode).toBe(0);
+      await other.run('ROLLBACK');
+      await other.close();
+      const again = await bridge(['copy', ...args.slice(1, 5), '--progress', 'none']);
+      expect(again.exitCode, again.stderr).toBe(0);
+      const ids = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: number }).id);
+      expect(new Set(ids).size).toBe(1002);
+      expect(ids).toHaveLength(1002);
     }, 60_000);
 
     it('a transaction that has written: the copy says what holds the position (session, age) and claims no position it did not save', async () => {

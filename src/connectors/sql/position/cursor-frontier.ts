@@ -147,6 +147,18 @@ export class Frontier {
     return out;
   }
 
+  /**
+   * Rows found below the highest read while the windows still wait (LateRows.sweep), delivered
+   * now: counted as delivered above the frontier, as the newest window's, so no re-read of a window
+   * delivers them again and the frontier passes them when that window closes.
+   */
+  deliverEarly(ids: string[]): void {
+    const w = this.windows[this.windows.length - 1];
+    if (!w) return;
+    for (const id of ids) this.delivered.set(id, (this.delivered.get(id) ?? 0) + 1);
+    w.ids.push(...ids);
+  }
+
   /** Windows up to `upTo` are closed (their late rows delivered, at or below it): the frontier moves there. */
   close(upTo: Position): void {
     while (this.windows.length) {

@@ -20,6 +20,8 @@ export interface LateRowsOptions {
 const NONE: TransactionListing = { open: new Set() };
 /** How often windows are closed while a backlog is read. */
 const CLOSE_EVERY_MS = 25;
+/** How often a tail blocked by an open transaction re-reads what it waits on (see sweep). */
+const SWEEP_EVERY_MS = 5000;
 
 /**
  * The part of cursor paging that finds rows committed late (see Frontier): lists other sessions'
@@ -37,6 +39,7 @@ export class LateRows {
   /** The read mark the last listing was asked for (see list). */
   private listedAfter: number | undefined;
   private blockedSince = 0;
+  private sweptAt = 0;
   /** Who holds each transaction name listed, and since when (see holders). */
   private about = new Map<string, { session: string; startedMs: number }>();
 
@@ -80,7 +83,10 @@ export class LateRows {
       return [];
     }
     this.frontier.observe(open.open, now);
-    return this.close(open, now);
+    const late = await this.close(open, now);
+    // Caught up and kept waiting a while: what committed below meanwhile is delivered all the same.
+    if (late.length || !caughtUp || !this.blockedSince || now - this.blockedSince < SWEEP_EVERY_MS) return late;
+    return this.sweep(now);
   }
 
   /** Drained with windows open: waits (up to `ms`) for their transactions, so a run that stops then keeps an up-to-date position. */
@@ -121,36 +127,56 @@ export class LateRows {
   /** Closes the windows whose transactions have ended: re-reads them and returns the rows committed late. */
   private async close(open: TransactionListing, now: number): Promise<Message[]> {
     const d = this.o.db.dialect;
-    const q = this.o.q;
     const end = this.frontier.closable((member, notedAt) => d.stillOpen(member, open, notedAt), now);
     if (!end) {
       this.warnIfBlocked(now);
       return [];
     }
     this.blockedSince = 0;
+    const { late } = await this.reread(end);
+    this.frontier.close(end);
+    return late;
+  }
+
+  /**
+   * Windows that cannot close yet (a transaction open when they read is open still, perhaps a
+   * long writer that never touches this table): the rows committed below the highest read since,
+   * by transactions that have ended, are there to read. They are delivered now and counted as
+   * delivered above the frontier, which waits. At most every SWEEP_EVERY_MS; none while a window
+   * can close the usual way.
+   */
+  async sweep(now: number): Promise<Message[]> {
+    const high = this.frontier.high;
+    if (!this.tracking || !this.frontier.pending || !high || now - this.sweptAt < SWEEP_EVERY_MS) return [];
+    this.sweptAt = now;
+    const { late, ids } = await this.reread(high);
+    this.frontier.deliverEarly(ids);
+    return late;
+  }
+
+  /** Re-reads (frontier, end]: the rows there not delivered yet, as messages, and their identities. */
+  private async reread(end: Position): Promise<{ late: Message[]; ids: string[] }> {
+    const d = this.o.db.dialect;
+    const q = this.o.q;
     const params: unknown[] = [];
     const range = q.between(this.frontier.frontier, end, params);
     const t = d.table(this.o.table);
     // Keys first (an index-only scan with an index on (cursor, key)); whole rows only when some are missing.
     const keys = q.keyed ? await this.o.db.query(`SELECT ${q.order.map((c) => d.quote(c.name)).join(', ')} FROM ${t} WHERE ${range}`, params) : undefined;
     let missing = keys ? this.frontier.missing(keys.rows.map(q.identityOf(keys))) : undefined;
-    let late: Message[] = [];
-    if (!missing || missing.length) {
-      const res = await this.o.db.query(`SELECT ${this.o.select} FROM ${t} WHERE ${range} ORDER BY ${q.orderBy()}`, params);
-      const id = q.identityOf(res);
-      missing ??= this.frontier.missing(res.rows.map(id));
-      const want = new Map<string, number>();
-      for (const m of missing) want.set(m, (want.get(m) ?? 0) + 1);
-      const rows = res.rows.filter((r) => {
-        const k = id(r);
-        const n = want.get(k) ?? 0;
-        if (n > 0) want.set(k, n - 1);
-        return n > 0;
-      });
-      late = this.o.messages({ ...res, rows });
-    }
-    this.frontier.close(end);
-    return late;
+    if (missing && !missing.length) return { late: [], ids: [] };
+    const res = await this.o.db.query(`SELECT ${this.o.select} FROM ${t} WHERE ${range} ORDER BY ${q.orderBy()}`, params);
+    const id = q.identityOf(res);
+    missing ??= this.frontier.missing(res.rows.map(id));
+    const want = new Map<string, number>();
+    for (const m of missing) want.set(m, (want.get(m) ?? 0) + 1);
+    const rows = res.rows.filter((r) => {
+      const k = id(r);
+      const n = want.get(k) ?? 0;
+      if (n > 0) want.set(k, n - 1);
+      return n > 0;
+    });
+    return { late: this.o.messages({ ...res, rows }), ids: rows.map(id) };
   }
 
   /** What the oldest open window waits for, for people: `pid 4242 (open for 35 s)`, a few of them. */

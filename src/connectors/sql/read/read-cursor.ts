@@ -188,7 +188,11 @@ export class CursorReader implements Reader {
     }
     try {
       messages.push(...(await this.late.afterRead(caughtUp, now)));
-      if (messages.length === 0 && this.frontier.frontier === before && caughtUp && this.frontier.pending) messages.push(...(await this.late.settle(this.o.settleMs)));
+      if (messages.length === 0 && this.frontier.frontier === before && caughtUp && this.frontier.pending) {
+        messages.push(...(await this.late.settle(this.o.settleMs)));
+        // A copy about to end with windows still waiting: rows committed below by transactions that have ended are read now.
+        if (messages.length === 0 && this.frontier.pending && this.o.settleMs > 0) messages.push(...(await this.late.sweep(Date.now())));
+      }
     } catch (e) {
       // The position read has already moved past the rows read above: they are delivered now, and the
       // windows stay open for the next poll to close. (Thrown away, they were never read again.)
