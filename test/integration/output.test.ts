@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridge, lines, spawnBridge, tempDir } from '../helpers/bridge.js';
+import { execa } from 'execa';
+import { BIN, bridge, lines, spawnBridge, tempDir } from '../helpers/bridge.js';
 import { mysqlLike, PG_URL, postgres, sqlite, type TestDb } from '../helpers/databases.js';
 
 /** What users see on stderr in each --progress mode, and the dry-run plan. */
@@ -54,6 +55,13 @@ describe('--progress modes', () => {
     j.kill('SIGTERM');
     const objs = lines(String((await j).stderr)).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(objs.filter((o) => o.type === 'progress').pop()).toMatchObject({ caught_up: true, rows: 3000 });
+  });
+
+  it('stdout read by `head -1`: the copy stops when the reader goes away, exit 0, no error line', async () => {
+    const r = await execa('bash', ['-c', `node ${BIN} copy '${src}' - --batch-size 100 --progress none | head -1; echo "exit \${PIPESTATUS[0]}" >&2`], { reject: false });
+    expect(r.stdout).toBe('{"id":1,"v":"v1"}');
+    expect(r.stderr).not.toMatch(/error|failed/);
+    expect(r.stderr).toMatch(/^bridge copy: stopped: [\d,]+ rows in .*\nexit 0$/);
   });
 
   it('data never goes to stderr, the view never to stdout', async () => {

@@ -5,6 +5,7 @@ import type { Reader } from '../sql/read/reader.js';
 import type { RowMessages } from '../sql/read/rows.js';
 import type { SqlResult } from '../sql/types.js';
 import { fieldType, type MysqlConnection } from './driver.js';
+import { numberedBatch } from '../sql/read/numbered-batch.js';
 
 type Field = { name: string; columnType?: number; characterSet?: number; columnLength?: number };
 
@@ -71,16 +72,7 @@ export class StreamReader implements Reader {
     if (batch.length === 0) return null;
     const first = this.read;
     this.read += batch.length;
-    const prefix = `${this.db.dialect.kind}:${this.table}:row:`;
-    const set = this.rows.rowSet({ rows: batch, fields: this.fields, affected: 0 }, 0, (_row, i) => prefix + String(first + i + 1));
-    return {
-      get messages() {
-        return set.messages();
-      },
-      rows: set,
-      position: `row ${this.read}`,
-      ack: async () => {},
-    };
+    return numberedBatch(this.rows, { rows: batch, fields: this.fields, affected: 0 }, `${this.db.dialect.kind}:${this.table}:row:`, first);
   }
 
   async estimate(): Promise<number | null> {

@@ -12,6 +12,11 @@ export class OutputClosedError extends BridgeError {
   constructor() {
     super('fatal', 'stdout was closed by the reader');
   }
+
+  /** Kept as it is (not made a new "sink: …" error): the run then stops as `| head` expects, exit 0. */
+  override on(): BridgeError {
+    return this;
+  }
 }
 
 /** One line per message. Keeps JSON payloads byte for byte; anything else becomes a JSON string. */

@@ -21,7 +21,11 @@ export const postgresKind: KindDriver = {
     const plan = parseCopyQuery(insert);
     return (db) => new BulkCopyWriter(db, plan, insert);
   },
-  keylessReader: async (db, table, rows) => new (await import('./read-ctid.js')).CtidReader(db, table, rows),
+  keylessReader: async (db, table, rows) => {
+    const kind = String((await db.query('SELECT relkind FROM pg_class WHERE oid = $1::regclass', [db.dialect.table(table)])).rows[0]?.[0] ?? 'r');
+    const { HEAP_KINDS, WholeReader } = await import('./read-whole.js');
+    return HEAP_KINDS.has(kind) ? new (await import('./read-ctid.js')).CtidReader(db, table, rows) : new WholeReader(db, table, rows, kind);
+  },
   streamWire: (db, select, params, columns, format) => new CopyOutStream(db, inlineParams(select, params), columns, format),
   binaryWire: (keys) => keys.length > 0 && keys.every((k) => k.castType !== undefined && BINARY_KEY_TYPES.has(k.castType)),
   changeSource: async (ep) => new (await import('./cdc-source.js')).CdcSource(ep),

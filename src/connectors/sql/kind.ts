@@ -33,8 +33,12 @@ export interface KindDriver {
   defaultWriter?(db: Database, table: string, payload: ColumnInfo): Promise<Writer & { warn?: (s: string) => void }>;
   /** bulk_copy=true: the plan is checked before connecting (a config error), the writer made after. */
   bulkCopy?(insert: TokenQuery): Promise<(db: Database) => Writer>;
-  /** A snapshot of a table without a primary key, paged by the kind's physical row position. */
-  keylessReader?(db: Database, table: string, rows: RowMessages, select: string): Promise<Reader>;
+  /**
+   * A snapshot of a table without a primary key, read the kind's own way (PostgreSQL's heap blocks,
+   * MySQL's one streamed SELECT, a view's one statement); undefined leaves it to the dialect's
+   * rowPosition (SQLite's rowid).
+   */
+  keylessReader?(db: Database, table: string, rows: RowMessages, select: string): Promise<Reader | undefined>;
   /**
    * Reads a key range of a table in the kind's own wire format (PostgreSQL COPY text, or binary) as
    * one stream, batch by batch: a sink of the same kind takes the bytes unchanged. `select` may

@@ -132,7 +132,8 @@ export class SqlSource implements Source {
     if (pk.length === 0 && !this.db.dialect.rowPosition && !this.db.driver.keylessReader)
       throw configError(`${this.table} has no primary key to page by: give --cursor-column <column> (any ascending column)`);
     if (queue) return new SnapshotReader({ db: readDb, table: this.table, key: [this.column('id', 'id')], rows, payloadColumn: 'payload' });
-    if (pk.length === 0 && this.db.driver.keylessReader) return this.db.driver.keylessReader(this.db, this.table, rows, select);
+    const keyless = pk.length === 0 ? await this.db.driver.keylessReader?.(this.db, this.table, rows, select) : undefined;
+    if (keyless) return keyless;
     return new SnapshotReader({ db: readDb, select, table: this.table, key: pk, rows });
   }
 

@@ -10,4 +10,10 @@ export const sqliteKind: KindDriver = {
   classify: classifySqlite,
   loose: true,
   schemaExtras: async () => (await import('./schema-extras.js')).sqliteSchemaExtras,
+  // A view has no rowid: read by one statement. A table without a key is paged by its rowid.
+  keylessReader: async (db, table, rows, select) => {
+    const [schema, name] = table.includes('.') ? table.split('.') : ['main', table];
+    const r = await db.query(`SELECT type FROM ${db.dialect.quote(schema!)}.sqlite_master WHERE name = ?`, [name]);
+    return r.rows[0]?.[0] === 'view' ? new (await import('./read-view.js')).ViewReader(db, table, rows, select) : undefined;
+  },
 };

@@ -1,0 +1,85 @@
+import { BridgeError } from '../../core/errors.js';
+import type { PlanItem, SourceBatch } from '../../core/route.js';
+import type { Database } from '../sql/database.js';
+import type { WireStream } from '../sql/kind.js';
+import type { Reader } from '../sql/read/reader.js';
+import type { RowMessages } from '../sql/read/rows.js';
+import type { SqlResult } from '../sql/types.js';
+import { numberedBatch } from '../sql/read/numbered-batch.js';
+
+/** Relation kinds whose rows lie in heap blocks a ctid range can read (table, materialized view). */
+export const HEAP_KINDS = new Set(['r', 'm']);
+
+/**
+ * A relation without heap blocks of its own and without a key: a view, a foreign table, a
+ * partitioned table's parent (its rows are in its partitions). Ranges of its blocks would read
+ * nothing (there are none: a view copied as "done: 0 rows"), so it is read by one COPY (SELECT …)
+ * TO STDOUT, taken a batch at a time (the server waits on the socket meanwhile). Not resumable: a
+ * copy stopped part-way reads it from its start again.
+ */
+export class WholeReader implements Reader {
+  readonly finite = true;
+  private stream: WireStream | undefined;
+  private fields: SqlResult['fields'] = [];
+  private format: 'text' | 'binary' = 'text';
+  private read = 0;
+  private done = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly table: string,
+    private readonly rows: RowMessages,
+    private readonly relkind: string,
+  ) {}
+
+  get rowBatches(): { wire: true; size: number } {
+    return { wire: true, size: 16384 };
+  }
+
+  useWireFormat(format: string): boolean {
+    if (format !== 'binary') return false;
+    this.format = 'binary';
+    return true;
+  }
+
+  async poll(max: number): Promise<SourceBatch | null> {
+    if (this.done) return null;
+    let wire;
+    try {
+      if (!this.stream) {
+        const t = this.db.dialect.table(this.table);
+        this.fields = (await this.db.query(`SELECT * FROM ${t} LIMIT 0`)).fields;
+        this.stream = this.db.driver.streamWire!(this.db, `SELECT * FROM ${t}`, [], this.fields.map((f) => ({ name: f.name, dbType: f.type ?? '' })), this.format);
+      }
+      wire = await this.stream.next(max);
+    } catch (e) {
+      await this.close();
+      const error = this.db.driver.classify(e);
+      // Retrying would read it again from its first row: the run stops instead (exit 3), to be run again.
+      throw error.kind === 'transient' ? new BridgeError('connect', `reading ${this.table} (no primary key) was cut off after ${this.read} rows and cannot resume: ${error.message}`, { cause: e }) : error;
+    }
+    if (!wire || wire.count === 0) {
+      this.done = true;
+      await this.close();
+      return null;
+    }
+    const first = this.read;
+    this.read += wire.count;
+    return numberedBatch(this.rows, { fields: this.fields, rows: [], affected: 0 }, `postgres:${this.table}:row:`, first, wire);
+  }
+
+  async estimate(): Promise<number | null> {
+    return this.db.dialect.estimateRows(this.db, this.table);
+  }
+
+  async close(): Promise<void> {
+    const s = this.stream;
+    this.stream = undefined;
+    await s?.close().catch(() => {});
+  }
+
+  plan(): PlanItem[] {
+    const what = { v: 'a view', f: 'a foreign table', p: 'a partitioned table' }[this.relkind] ?? `a relation of kind ${this.relkind}`;
+    return [{ label: 'mode', value: `snapshot of ${what} (no primary key, no heap blocks of its own), read by one COPY (SELECT …) TO STDOUT: not resumable, a restart reads from the start` }];
+  }
+}

@@ -1,0 +1,72 @@
+import type { PlanItem, SourceBatch } from '../../core/route.js';
+import type { Database, HeldTransaction } from '../sql/database.js';
+import type { Reader } from '../sql/read/reader.js';
+import type { RowMessages } from '../sql/read/rows.js';
+import type { SqlResult } from '../sql/types.js';
+import type { SqliteConnection } from './driver.js';
+import { sqliteType } from './types.js';
+import { numberedBatch } from '../sql/read/numbered-batch.js';
+
+/**
+ * A SQLite view: it has no rowid to page by ("no such column: rowid"), so it is read by one
+ * statement stepped a batch at a time, in one read transaction (one snapshot of the file). The
+ * connection is held for the read: no other statement may run on it while the statement steps.
+ * Not resumable: a copy stopped part-way reads it from its start again.
+ */
+export class ViewReader implements Reader {
+  readonly finite = true;
+  private tx: HeldTransaction | undefined;
+  private rowsLeft: Iterator<unknown[]> | undefined;
+  private fields: SqlResult['fields'] = [];
+  private read = 0;
+  private done = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly view: string,
+    private readonly rows: RowMessages,
+    private readonly select: string,
+  ) {}
+
+  private async start(): Promise<Iterator<unknown[]>> {
+    this.tx = await this.db.begin(false);
+    const stmt = (this.tx.conn as SqliteConnection).db.prepare(`SELECT ${this.select} FROM ${this.db.dialect.table(this.view)}`);
+    this.fields = stmt.columns().map((c) => ({ name: c.name, ...sqliteType(c.type) }));
+    return (stmt.raw(true).safeIntegers(true).iterate() as IterableIterator<unknown[]>)[Symbol.iterator]();
+  }
+
+  async poll(max: number): Promise<SourceBatch | null> {
+    if (this.done) return null;
+    const it = (this.rowsLeft ??= await this.start());
+    const batch: unknown[][] = [];
+    while (batch.length < max) {
+      const next = it.next();
+      if (next.done) {
+        this.done = true;
+        await this.close();
+        break;
+      }
+      batch.push(next.value);
+    }
+    if (batch.length === 0) return null;
+    const first = this.read;
+    this.read += batch.length;
+    return numberedBatch(this.rows, { rows: batch, fields: this.fields, affected: 0 }, `sqlite:${this.view}:row:`, first);
+  }
+
+  async estimate(): Promise<number | null> {
+    return this.db.dialect.estimateRows(this.db, this.view);
+  }
+
+  async close(): Promise<void> {
+    const tx = this.tx;
+    this.tx = undefined;
+    // A statement stopped part-way is reset, so the connection can run others again.
+    this.rowsLeft?.return?.();
+    await tx?.commit().catch(() => {});
+  }
+
+  plan(): PlanItem[] {
+    return [{ label: 'mode', value: 'snapshot of a view (no rowid to page by), read by one statement in one read transaction: not resumable, a restart reads from the start' }];
+  }
+}
