@@ -61,13 +61,13 @@ describe('statements within max_allowed_packet', () => {
     expect(Number((await my.rows('SELECT count(*) AS n FROM pk_huge_key'))[0]!.n)).toBe(599);
     const got = parseLines(readFileSync(dead, 'utf8')) as { payload: { id: number }; metadata: Record<string, string> }[];
     expect(got.map((g) => g.payload.id)).toEqual([300]);
-    expect(got[0]!.metadata['bridge.error']).toMatch(/field doc is \d[\d,]* bytes: .*max_allowed_packet/);
+    expect(got[0]!.metadata['bridge.error']).toMatch(/field doc is \d[\d,]* bytes in an INSERT: .*max_allowed_packet/);
   }, 60_000);
 
   it('without a dead-letter endpoint: exit 4, naming the field', async () => {
     await my.exec('DROP TABLE IF EXISTS pk_huge_key; CREATE TABLE pk_huge_key (id int PRIMARY KEY, note varchar(20), doc longtext)');
     const r = await bridge(['copy', `${PG_URL}?table=pk_huge`, `${MARIADB_URL}?table=pk_huge_key&columns=auto&key=id`, '--progress', 'none']);
     expect(r.exitCode, r.stderr).toBe(4);
-    expect(r.stderr).toMatch(/field doc is \d[\d,]* bytes: .*max_allowed_packet/);
+    expect(r.stderr).toMatch(/field doc is \d[\d,]* bytes in an INSERT: .*max_allowed_packet/);
   }, 60_000);
 });

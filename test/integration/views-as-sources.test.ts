@@ -31,6 +31,7 @@ beforeAll(async () => {
   await my.exec("CREATE VIEW vs_my_view AS SELECT id, concat(v, '!') AS v FROM vs_my_base WHERE id > 1000");
   await lite.exec("CREATE TABLE base (id INTEGER PRIMARY KEY, v TEXT); WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 4000) INSERT INTO base SELECT i, 's' || i FROM g");
   await lite.exec("CREATE VIEW lite_view AS SELECT id, v || '?' AS v FROM base WHERE id % 4 = 0");
+  await lite.exec('CREATE TABLE gone (id INTEGER PRIMARY KEY, v TEXT); CREATE VIEW broken_view AS SELECT id, v FROM gone; DROP TABLE gone');
 });
 afterAll(async () => {
   await pg.exec(`DROP VIEW IF EXISTS vs_view; DROP TABLE IF EXISTS vs_base, vs_parts, vs_out_view, vs_out_parts, vs_out_my, vs_out_lite`).catch(() => {});
@@ -67,9 +68,16 @@ describe('views and partitioned tables without a key, as sources', () => {
     expect(await copied(`${MARIADB_URL}?table=vs_my_view`, 'vs_out_my')).toEqual(want);
   });
 
-  it('a SQLite view', async () => {
+  it('a SQLite view (named in another case, as SQLite matches names)', async () => {
     const want = text(await lite.rows('SELECT id, v FROM lite_view'));
     expect(want).toHaveLength(1000);
-    expect(await copied(`sqlite://${file}?table=lite_view`, 'vs_out_lite')).toEqual(want);
+    expect(await copied(`sqlite://${file}?table=Lite_View`, 'vs_out_lite')).toEqual(want);
+  });
+
+  it('a SQLite view over a table since dropped: the error SQLite gives, not "a bug"', async () => {
+    const r = await bridge(['copy', `sqlite://${file}?table=broken_view`, '-', '--progress', 'none']);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toMatch(/no such table: (main\.)?gone/);
+    expect(r.stderr).not.toMatch(/bug/);
   });
 });

@@ -140,10 +140,7 @@ export function classifyMysql(e: unknown, connecting = false): BridgeError {
   const code = (e as { code?: string })?.code ?? '';
   const state = (e as { sqlState?: string })?.sqlState ?? '';
   let kind: ErrorKind = 'fatal';
-  // A statement over max_allowed_packet (the server then closes the connection, SQLSTATE 08S01): the
-  // rows' fault, not the network's; retried as is it fails the same way (see packet-fit.ts).
-  if (code === 'ER_NET_PACKET_TOO_LARGE') kind = 'rejected';
-  else if (CONNECT.has(code) || isTlsError(e)) kind = 'connect';
+  if (CONNECT.has(code) || isTlsError(e)) kind = 'connect';
   else if (isNetworkError(e) || TRANSIENT.has(code) || state.startsWith('08')) kind = connecting ? 'connect' : 'transient';
   else if (state.startsWith('22') || state.startsWith('23') || VALUE_ERRORS.has(code)) kind = 'rejected';
   return wrap(kind, e, connecting ? `cannot connect to ${code === 'ER_BAD_DB_ERROR' ? 'the database' : 'MySQL/MariaDB'}: ` : '', code === 'ER_DUP_ENTRY' || code === 'ER_DUP_ENTRY_WITH_KEY_NAME');
@@ -178,7 +175,7 @@ export function mysqlPoolFactory(ep: Endpoint, warn: (s: string) => void): PoolF
     },
     isBroken: (c, e) => {
       const k = classifyMysql(e).kind;
-      return c.dead || k === 'transient' || k === 'connect' || (e as { code?: string })?.code === 'ER_NET_PACKET_TOO_LARGE';
+      return c.dead || k === 'transient' || k === 'connect';
     },
     alive: (c) => !c.dead,
   };

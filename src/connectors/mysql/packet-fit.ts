@@ -14,8 +14,17 @@ function bound(v: unknown): number {
   return 48;
 }
 
-/** A value's own bytes, exactly (what no statement can be shorter than). */
-const exact = (v: unknown): number => (typeof v === 'string' ? Buffer.byteLength(v) : Buffer.isBuffer(v) ? v.length : 0);
+/** Characters mysql2's escaping doubles (a backslash before each). */
+const ESCAPED = new Set([0, 8, 9, 10, 13, 26, 34, 39, 92]);
+
+/** A value's bytes as mysql2 writes it into a statement, exactly: UTF-8 with its escapes, bytes as X'hex'. Only for the rows over the bound. */
+function exact(v: unknown): number {
+  if (Buffer.isBuffer(v)) return v.length * 2 + 3;
+  if (typeof v !== 'string') return bound(v);
+  let escapes = 0;
+  for (let i = 0; i < v.length; i++) if (ESCAPED.has(v.charCodeAt(i))) escapes++;
+  return Buffer.byteLength(v) + escapes + 2;
+}
 
 /**
  * The groups cut so that no INSERT is longer than the server's max_allowed_packet (`limit`): the
@@ -30,8 +39,8 @@ export function fitPackets(groups: Group[], limit: number): Group[] {
     let part: Group = { cols: g.cols, rows: [] };
     let bytes = 0;
     for (const r of g.rows) {
-      let size = 0;
-      for (const v of r.values) size += bound(v);
+      let size = 2;
+      for (const v of r.values) size += bound(v) + 1;
       if (size > room) tooLong(g, r, room);
       if (bytes + size > room && part.rows.length) {
         out.push(part);
@@ -48,17 +57,13 @@ export function fitPackets(groups: Group[], limit: number): Group[] {
 
 /** A row whose bound is over the room: rejected when its values alone are; else it goes in a statement of its own. */
 function tooLong(g: Group, r: Group['rows'][number], room: number): void {
-  let total = 0;
-  let largest = 0;
-  for (let k = 0; k < r.values.length; k++) {
-    const n = exact(r.values[k]);
-    total += n;
-    if (n > exact(r.values[largest])) largest = k;
-  }
+  const sizes = r.values.map(exact);
+  const total = sizes.reduce((a, b) => a + b + 1, 0);
   if (total <= room) return;
-  const name = g.cols[largest]!.name;
+  const largest = sizes.indexOf(Math.max(...sizes));
+  const id = r.m ? `message ${r.m.idHex}: ` : '';
   throw rejectedError(
-    `field ${name} is ${exact(r.values[largest]).toLocaleString('en-US')} bytes: the server takes no statement longer than max_allowed_packet (${(room + TEXT_ROOM).toLocaleString('en-US')} bytes); raise it (SET GLOBAL max_allowed_packet = …) to write this row`,
+    `${id}field ${g.cols[largest]!.name} is ${sizes[largest]!.toLocaleString('en-US')} bytes in an INSERT: the server takes no statement longer than max_allowed_packet (${(room + TEXT_ROOM).toLocaleString('en-US')} bytes); raise it (SET GLOBAL max_allowed_packet = …) to write this row`,
     undefined,
     r.m?.idHex,
   );

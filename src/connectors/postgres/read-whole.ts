@@ -21,7 +21,6 @@ export class WholeReader implements Reader {
   readonly finite = true;
   private stream: WireStream | undefined;
   private fields: SqlResult['fields'] = [];
-  private format: 'text' | 'binary' = 'text';
   private read = 0;
   private done = false;
 
@@ -36,10 +35,13 @@ export class WholeReader implements Reader {
     return { wire: true, size: 16384 };
   }
 
-  useWireFormat(format: string): boolean {
-    if (format !== 'binary') return false;
-    this.format = 'binary';
-    return true;
+  /**
+   * Text only: a batch a sink refuses is written again as messages, made from its rows, and text
+   * rows parse back where binary ones cannot (ranges of a table are read again instead; this
+   * statement cannot be).
+   */
+  useWireFormat(_format: string): boolean {
+    return false;
   }
 
   async poll(max: number): Promise<SourceBatch | null> {
@@ -49,7 +51,7 @@ export class WholeReader implements Reader {
       if (!this.stream) {
         const t = this.db.dialect.table(this.table);
         this.fields = (await this.db.query(`SELECT * FROM ${t} LIMIT 0`)).fields;
-        this.stream = this.db.driver.streamWire!(this.db, `SELECT * FROM ${t}`, [], this.fields.map((f) => ({ name: f.name, dbType: f.type ?? '' })), this.format);
+        this.stream = this.db.driver.streamWire!(this.db, `SELECT * FROM ${t}`, [], this.fields.map((f) => ({ name: f.name, dbType: f.type ?? '' })), 'text');
       }
       wire = await this.stream.next(max);
     } catch (e) {

@@ -13,7 +13,8 @@ export const sqliteKind: KindDriver = {
   // A view has no rowid: read by one statement. A table without a key is paged by its rowid.
   keylessReader: async (db, table, rows, select) => {
     const [schema, name] = table.includes('.') ? table.split('.') : ['main', table];
-    const r = await db.query(`SELECT type FROM ${db.dialect.quote(schema!)}.sqlite_master WHERE name = ?`, [name]);
-    return r.rows[0]?.[0] === 'view' ? new (await import('./read-view.js')).ViewReader(db, table, rows, select) : undefined;
+    // Names match as SQLite matches them, without regard to case (ASCII).
+    const r = await db.query(`SELECT 1 FROM ${db.dialect.quote(schema!)}.sqlite_master WHERE type = 'view' AND name = ? COLLATE NOCASE`, [name]);
+    return r.rows.length ? new (await import('./read-view.js')).ViewReader(db, table, rows, select) : undefined;
   },
 };

@@ -11,7 +11,9 @@ import { numberedBatch } from '../sql/read/numbered-batch.js';
  * A SQLite view: it has no rowid to page by ("no such column: rowid"), so it is read by one
  * statement stepped a batch at a time, in one read transaction (one snapshot of the file). The
  * connection is held for the read: no other statement may run on it while the statement steps.
- * Not resumable: a copy stopped part-way reads it from its start again.
+ * In a file in rollback-journal mode (not WAL), writers to the file wait until the read ends: a
+ * view copied into a table of its own file goes through in WAL mode only. Not resumable: a copy
+ * stopped part-way reads it from its start again.
  */
 export class ViewReader implements Reader {
   readonly finite = true;
@@ -37,16 +39,22 @@ export class ViewReader implements Reader {
 
   async poll(max: number): Promise<SourceBatch | null> {
     if (this.done) return null;
-    const it = (this.rowsLeft ??= await this.start());
     const batch: unknown[][] = [];
-    while (batch.length < max) {
-      const next = it.next();
-      if (next.done) {
-        this.done = true;
-        await this.close();
-        break;
+    try {
+      const it = (this.rowsLeft ??= await this.start());
+      while (batch.length < max) {
+        const next = it.next();
+        if (next.done) {
+          this.done = true;
+          await this.close();
+          break;
+        }
+        batch.push(next.value);
       }
-      batch.push(next.value);
+    } catch (e) {
+      // A read cut off part-way cannot resume where it was: the copy fails (and starts over when run again).
+      await this.close();
+      throw this.db.driver.classify(e);
     }
     if (batch.length === 0) return null;
     const first = this.read;

@@ -12,6 +12,8 @@ export interface LateRowsOptions {
   table: string;
   select: string;
   lagMs: number;
+  /** Rows delivered above the frontier past which nothing more is read (the sink's position keeps them): no sweep adds to them. */
+  maxAbove: number;
   warn(text: string): void;
   /** Rows as messages (the reader's own rendering and ids). */
   messages(res: SqlResult): Message[];
@@ -20,8 +22,9 @@ export interface LateRowsOptions {
 const NONE: TransactionListing = { open: new Set() };
 /** How often windows are closed while a backlog is read. */
 const CLOSE_EVERY_MS = 25;
-/** How often a tail blocked by an open transaction re-reads what it waits on (see sweep). */
+/** How often a tail blocked by an open transaction re-reads what it waits on (see sweep); twice as long after each that found nothing, up to a minute. */
 const SWEEP_EVERY_MS = 5000;
+const SWEEP_MAX_MS = 60_000;
 
 /**
  * The part of cursor paging that finds rows committed late (see Frontier): lists other sessions'
@@ -40,6 +43,7 @@ export class LateRows {
   private listedAfter: number | undefined;
   private blockedSince = 0;
   private sweptAt = 0;
+  private sweepEvery = SWEEP_EVERY_MS;
   /** Who holds each transaction name listed, and since when (see holders). */
   private about = new Map<string, { session: string; startedMs: number }>();
 
@@ -133,6 +137,7 @@ export class LateRows {
       return [];
     }
     this.blockedSince = 0;
+    this.sweepEvery = SWEEP_EVERY_MS;
     const { late } = await this.reread(end);
     this.frontier.close(end);
     return late;
@@ -147,10 +152,12 @@ export class LateRows {
    */
   async sweep(now: number): Promise<Message[]> {
     const high = this.frontier.high;
-    if (!this.tracking || !this.frontier.pending || !high || now - this.sweptAt < SWEEP_EVERY_MS) return [];
+    if (!this.tracking || !this.frontier.pending || !high || now - this.sweptAt < this.sweepEvery || this.frontier.above >= this.o.maxAbove) return [];
     this.sweptAt = now;
     const { late, ids } = await this.reread(high);
     this.frontier.deliverEarly(ids);
+    // An idle writer holding the frontier for hours: the range is re-read less and less often.
+    this.sweepEvery = late.length ? SWEEP_EVERY_MS : Math.min(SWEEP_MAX_MS, this.sweepEvery * 2);
     return late;
   }
 

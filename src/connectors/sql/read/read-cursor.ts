@@ -112,7 +112,8 @@ export class CursorReader implements Reader {
       this.resumed = `${start ? this.q.describe(start) : 'the start'} (the position kept in ${this.sinkPos!.describe()})`;
       if (dryRun) this.stored = this.resumed;
     }
-    this.late = new LateRows({ db: this.o.db, q: this.q, table: this.o.table, select: this.o.select ?? '*', lagMs: this.o.lagMs, warn: this.o.warn, messages: (res) => this.messages(res) }, start);
+    const maxAbove = this.sinkPos ? MAX_ABOVE_KEPT : MAX_ABOVE;
+    this.late = new LateRows({ db: this.o.db, q: this.q, table: this.o.table, select: this.o.select ?? '*', lagMs: this.o.lagMs, maxAbove, warn: this.o.warn, messages: (res) => this.messages(res) }, start);
     if (kept?.high && kept.above.length) this.frontier.restore(kept.high, kept.above);
     await this.late.start();
     // A unique integer cursor has no ties; the kinds that list open transactions wait for them instead.

@@ -35,7 +35,7 @@ function namable(name: string, schema: string | undefined, list: string, maxLeng
   try {
     checkIdent(name, 'table', maxLength);
   } catch (e) {
-    throw configError(`${(e as Error).message}; the source's table ${JSON.stringify(schema ? `${schema}.${name}` : name)} matches table=${list}: leave it out with --exclude, or rename it`);
+    throw configError(`${(e as Error).message}; the source's table ${JSON.stringify(schema ? `${schema}.${name}` : name)} matches table=${list}: leave it out with an --exclude pattern that matches it (a * where the dot is), or rename it`);
   }
 }
 
