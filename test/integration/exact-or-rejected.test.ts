@@ -113,6 +113,25 @@ describe('exact or rejected', () => {
     expect(noDead.exitCode).toBe(4);
   });
 
+  it('a message none of whose fields is a column (camelCase into snake_case) is rejected, not counted as written with nothing written', async () => {
+    for (const d of dbs) {
+      await d.exec('DROP TABLE IF EXISTS nf_dst');
+      await d.exec(`CREATE TABLE nf_dst (${d.kind === 'postgres' ? 'id bigserial PRIMARY KEY' : d.kind === 'sqlite' ? 'id INTEGER PRIMARY KEY' : 'id bigint AUTO_INCREMENT PRIMARY KEY'}, user_id int, note text)`);
+      const src = path.join(dir, `nf-${d.kind}.ndjson`);
+      writeFileSync(src, '{"user_id":1,"note":"a"}\n{"userId":2,"noteText":"b"}\n{}\n{"user_id":3,"extra":"x"}\n');
+      const file = path.join(dir, `nf-${d.kind}.dead.ndjson`);
+      const r = await bridge(['copy', `file://${src}`, d.url('nf_dst', 'columns=auto'), '--dead-letter', `file://${file}`]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/done: 2 rows .* 2 dead-lettered/);
+      expect((await d.rows('SELECT user_id, note FROM nf_dst ORDER BY user_id')).map((x) => `${String(x.user_id)}|${String(x.note)}`)).toEqual(['1|a', '3|null']);
+      const got = dead(file);
+      expect(got.map((g) => g.payload)).toEqual([{ userId: 2, noteText: 'b' }, {}]);
+      expect(got[0]!.metadata['bridge.error']).toMatch(/no field of it is a column of nf_dst \(it has userId, noteText\)/);
+      const plain = await bridge(['copy', `file://${src}`, d.url('nf_dst', 'columns=auto')]);
+      expect(plain.exitCode).toBe(4);
+    }
+  });
+
   it("ENUM '' into MariaDB is a rejection (exit 4), and with --dead-letter the summary counts the rows committed", async () => {
     const my = db('mariadb');
     const values = Array.from({ length: 24 }, (_, i) => `(${i + 1}, '${i === 12 ? '' : 'a'}')`).join(',');

@@ -18,8 +18,7 @@ export interface Row {
 interface ShapePlan {
   targets: (ColumnInfo | undefined)[];
   converters: (Converter | undefined)[];
-  /** Where the driver's value alone may do (Binder.nativeConverter). */
-  natives: (NativeConverter | undefined)[];
+  natives: (NativeConverter | undefined)[]; // where the driver's value alone may do (Binder.nativeConverter)
   /** The same for rows of a message: none that leaves a check to the database (its refusal would not name the field). */
   messageNatives: (NativeConverter | undefined)[];
   /** Columns whose mapping the dry run calls LOSSY: which of their values are counted (undefined: none). */
@@ -226,8 +225,9 @@ export class ColumnRows {
     return this.finish(m, plan.cols, values, extra, dropped, lossy);
   }
 
-  /** `cols` holds extra_column already when there is one (its value is added here). */
+  /** `cols` holds extra_column already when there is one (its value is added here). A row with no column is refused (it was counted as written). */
   private finish(m: Message | undefined, cols: ColumnInfo[], values: unknown[], extra: [string, RawField][] | undefined, dropped: string[] | undefined, lossy: number): Row {
+    if (cols.length === 0) throw rejectedError(`${m ? `message ${m.idHex}: ` : ''}no field of it is a column of ${this.o.table}${dropped ? ` (it has ${dropped.join(', ')})` : ''}: nothing of it would be written`, undefined, m?.idHex);
     if (this.extra) {
       values.push(extra ? `{${extra.map(([k, f]) => `${JSON.stringify(k)}:${f.raw}`).join(',')}}` : '{}');
     }

@@ -153,7 +153,6 @@ export class ColumnsWriter extends StatementWriter {
     // Rows of one source shape share their column array; others are matched through ColumnLists.
     let last: Group | undefined;
     for (const r of rows) {
-      if (r.cols.length === 0) continue;
       if (last && r.cols === last.cols) {
         last.rows.push(r);
         continue;
