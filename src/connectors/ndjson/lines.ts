@@ -29,7 +29,9 @@ export class LineReader {
       this.split(r.value);
     }
     this.lineNo++;
-    return this.lines.shift()!;
+    const line = this.lines.shift()!;
+    // A UTF-8 byte order mark (files saved by Windows tools, Excel's "UTF-8" CSV/JSON) is the file's signature, not text of its first line.
+    return this.lineNo === 1 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
   }
 
   /** Lines already read into memory, so a batch can be cut without awaiting. */
