@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +15,7 @@ interface Seen {
   headers: http.IncomingHttpHeaders;
   body: Buffer;
 }
-type Answer = (seen: Seen, n: number) => { status: number; body?: string; type?: string; delayMs?: number };
+type Answer = (seen: Seen, n: number) => { status: number; body?: string; type?: string; delayMs?: number; headers?: Record<string, string> };
 
 const dir = tempDir();
 let certs: Certs;
@@ -43,7 +43,7 @@ async function target(answer: Answer, opts: { tls?: https.ServerOptions } = {}):
       const a = answer(s, seen.length);
       setTimeout(() => {
         active--;
-        res.writeHead(a.status, { 'content-type': a.type ?? 'application/json' });
+        res.writeHead(a.status, { 'content-type': a.type ?? 'application/json', ...a.headers });
         res.end(a.body ?? '');
       }, a.delayMs ?? 5);
     });
@@ -110,6 +110,15 @@ describe('HTTP publisher', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/retry 1 in \d+ ms: HTTP (503|429)/);
     for (let i = 0; i < 30; i++) expect({ i, n: tries.get(i) }).toEqual({ i, n: i % 3 === 0 ? 3 : 1 });
+  });
+
+  it('a peer that redirects (308 to /v2/events): exit 2 naming where, before any message is dead-lettered', async () => {
+    const t = await target(() => ({ status: 308, headers: { location: '/v2/events' } }));
+    const dead = path.join(dir, 'redirect-dead.ndjson');
+    const r = await bridge(['copy', fixture('redirect.ndjson', 5), `${t.url}/events`, '--dead-letter', `file://${dead}`]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/127\.0\.0\.1:\d+ answered HTTP 308, a redirect to http:\/\/127\.0\.0\.1:\d+\/v2\/events: .*set the sink's URL to it/);
+    expect(existsSync(dead) ? readFileSync(dead, 'utf8') : '').toBe('');
   });
 
   it('a 4xx is a rejection: exit 4 naming the message, or the dead-letter endpoint with the status', async () => {

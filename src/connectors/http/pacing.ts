@@ -1,4 +1,4 @@
-import { BridgeError } from '../../core/errors.js';
+import { BridgeError, configError } from '../../core/errors.js';
 import { sleep } from '../../core/wakeup.js';
 
 /** Pauses in a row, with no 2xx in between, that are waited without counting as failed retries. */
@@ -64,4 +64,10 @@ export class Pacer {
     const wait = this.notBefore - Date.now();
     if (wait > 0) await sleep(wait, signal);
   }
+}
+
+/** A peer that answers with a redirect: the sink's URL is out of date, for every message (not a rejection of one: all would go to the dead letters). */
+export function redirected(target: string, host: string, status: number, location: string | string[] | undefined): BridgeError {
+  const to = typeof location === 'string' ? new URL(location, target).href : undefined;
+  return configError(`${host} answered HTTP ${status}, a redirect${to ? ` to ${to}` : ' (no Location)'}: bridge does not send a message again to another address; set the sink's URL to it`);
 }

@@ -1,5 +1,4 @@
-import type { Endpoint } from '../../config/endpoint.js';
-import { resolveEndpoint } from '../../config/endpoint.js';
+import { resolveEndpoint, type Endpoint } from '../../config/endpoint.js';
 import type { TlsConfig } from '../../config/tls-spec.js';
 import { BridgeError, rejectedError, transientError } from '../../core/errors.js';
 import { Message } from '../../core/message.js';
@@ -7,7 +6,7 @@ import type { PlanItem, Reply, Sink, SinkContext } from '../../core/route.js';
 import { streamFormat } from './body.js';
 import { basicAuthHeader, checkCustomHeaders, clientTls, requestUrl } from './client-options.js';
 import { compress, type Codec } from './codecs.js';
-import { Pacer, PeerAskedToWait, retryAfterMs } from './pacing.js';
+import { Pacer, PeerAskedToWait, redirected, retryAfterMs } from './pacing.js';
 import { streamItems } from './response-items.js';
 import { Outstanding } from './outstanding.js';
 import { requestHeaders } from './request-headers.js';
@@ -200,6 +199,7 @@ export class HttpSink implements Sink {
       if (res.statusCode < 200 || res.statusCode >= 300) {
         const text = (await res.body.text().catch(() => '')).slice(0, 200);
         this.stalls.answered();
+        if (res.statusCode >= 300 && res.statusCode < 400) throw redirected(this.target, this.host, res.statusCode, res.headers.location);
         const msg = `HTTP ${res.statusCode} from ${this.host} for message ${m.idHex}${text ? `: ${text}` : ''}`;
         const asked = res.statusCode === 429 || res.statusCode === 503 ? retryAfterMs(res.headers['retry-after']) : undefined;
         if (asked !== undefined) throw new PeerAskedToWait(msg, asked, res.statusCode);
