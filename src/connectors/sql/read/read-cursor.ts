@@ -1,40 +1,20 @@
-import { envelopeValue, makeEnvelope, readEnvelope, type CheckpointStore } from '../../../checkpoint/envelope.js';
+import { envelopeValue, makeEnvelope, readEnvelope } from '../../../checkpoint/envelope.js';
 import { Lease } from '../../../checkpoint/lease.js';
 import type { Message } from '../../../core/message.js';
-import type { PlanItem, SinkPositions, SourceBatch } from '../../../core/route.js';
+import type { PlanItem, SourceBatch } from '../../../core/route.js';
 import { CursorSinkPosition } from '../position/cursor-position.js';
 import { Frontier, type Position } from '../position/cursor-frontier.js';
 import { CursorQuery } from '../position/cursor-query.js';
-import type { Database } from '../database.js';
 import { TieGuard, wholeRuns } from '../position/cursor-ties.js';
 import { LateRows } from '../position/late-rows.js';
 import { cursorPlan } from './read-cursor-plan.js';
 import type { Reader } from './reader.js';
-import { versionSeed, type RowMessages } from './rows.js';
-import type { ColumnInfo, LogicalType, SqlResult } from '../types.js';
+import { versionSeed } from './rows.js';
+import type { LogicalType, SqlResult } from '../types.js';
+import { warnNullCursor } from './null-cursor.js';
+import type { CursorOptions } from './cursor-options.js';
 
-export interface CursorOptions {
-  db: Database;
-  /** Select list (conversions that keep values exact on some kinds). */
-  select?: string;
-  table: string;
-  column: ColumnInfo;
-  /** Primary key columns; with them, pages are keyset on (cursor, key) and never hold a whole run. */
-  primaryKey: ColumnInfo[];
-  rows: RowMessages;
-  store: CheckpointStore | undefined;
-  cursorId: string | undefined;
-  /** cursor_lag_ms: how long a window stays open for rows whose cursor value a client's clock set. */
-  lagMs: number;
-  /**
-   * When the run ends at the first empty poll (copy, --exit-when-drained): how long to wait for the
-   * last windows' transactions before stopping with the frontier behind (re-read next run).
-   */
-  settleMs: number;
-  warn(text: string): void;
-  /** The sink keeps positions with its rows (exactly once): resume from its, and give each batch its commit. */
-  sinkPositions?: (() => Promise<SinkPositions | undefined>) | undefined;
-}
+export type { CursorOptions } from './cursor-options.js';
 
 /** Key types whose exact text binds back as a comparison value on every kind. */
 const TEXT_COMPARABLE = new Set<LogicalType>(['int', 'bigint', 'decimal', 'text', 'uuid', 'date', 'timestamp', 'timestamptz']);
@@ -112,13 +92,18 @@ export class CursorReader implements Reader {
       this.resumed = `${start ? this.q.describe(start) : 'the start'} (the position kept in ${this.sinkPos!.describe()})`;
       if (dryRun) this.stored = this.resumed;
     }
-    const maxAbove = this.sinkPos ? MAX_ABOVE_KEPT : MAX_ABOVE;
-    this.late = new LateRows({ db: this.o.db, q: this.q, table: this.o.table, select: this.o.select ?? '*', lagMs: this.o.lagMs, maxAbove, warn: this.o.warn, messages: (res) => this.messages(res) }, start);
+    this.late = new LateRows({ db: this.o.db, q: this.q, table: this.o.table, select: this.o.select ?? '*', lagMs: this.o.lagMs, maxAbove: this.maxAbove, warn: this.o.warn, messages: (res) => this.messages(res) }, start);
     if (kept?.high && kept.above.length) this.frontier.restore(kept.high, kept.above);
     await this.late.start();
+    await warnNullCursor(this.o.db, this.o.table, this.o.column, this.o.warn);
     // A unique integer cursor has no ties; the kinds that list open transactions wait for them instead.
     if (!this.late.tracking && !this.dense)
       this.ties = new TieGuard({ db: this.o.db, q: this.q, table: this.o.table, select: this.o.select ?? '*', warn: this.o.warn, messages: (res) => this.messages(res) });
+  }
+
+  /** Rows delivered above the frontier past which nothing more is read (fewer when a sink's position keeps them). */
+  private get maxAbove(): number {
+    return this.sinkPos ? MAX_ABOVE_KEPT : MAX_ABOVE;
   }
 
   private get frontier(): Frontier {
@@ -171,7 +156,7 @@ export class CursorReader implements Reader {
     // Untracked kinds: ties committed since the last read, at its highest cursor value.
     if (this.ties) messages.push(...(await this.ties.reread(this.frontier.high)));
     read = messages.length;
-    if (this.frontier.above < (this.sinkPos ? MAX_ABOVE_KEPT : MAX_ABOVE)) {
+    if (this.frontier.above < this.maxAbove) {
       const params: unknown[] = [];
       const res = await this.o.db.query(`SELECT ${this.o.select ?? '*'} FROM ${d.table(this.o.table)} WHERE ${this.q.after(this.frontier.high, params)} ORDER BY ${this.q.orderBy()}${d.limit(max)}`, params);
       const rows = !this.q.keyed && res.rows.length >= max ? await wholeRuns(this.o, res, max) : res.rows;

@@ -1,0 +1,40 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bridge, tempDir } from '../helpers/bridge.js';
+import { allKinds, type TestDb } from '../helpers/databases.js';
+
+/**
+ * A cursor column that allows NULL: rows where it is NULL have no place in the order cursor
+ * paging reads by. A copy by `updated_at` said "done: 2 rows" of a 3-row table, and said nothing
+ * of the third. Now it says how many such rows there are and that no run reads them.
+ */
+const dir = tempDir();
+let dbs: TestDb[];
+beforeAll(async () => {
+  dbs = await allKinds(path.join(dir, 'nulls.db'));
+});
+afterAll(async () => {
+  for (const d of dbs) await d.close();
+});
+
+describe('rows whose cursor value is NULL', () => {
+  it('copy, tail and the dry run say how many there are and that no run reads them', async () => {
+    for (const d of dbs) {
+      const ts = d.kind === 'postgres' ? 'timestamptz' : d.kind === 'sqlite' ? 'TEXT' : 'datetime(6)';
+      await d.exec('DROP TABLE IF EXISTS cn');
+      await d.exec(`CREATE TABLE cn (id int PRIMARY KEY, upd ${ts} NULL)`);
+      await d.exec("INSERT INTO cn VALUES (1, '2026-01-01 00:00:00'), (2, NULL), (3, '2026-01-02 00:00:00'), (4, NULL)");
+      for (const args of [['copy'], ['tail', '--exit-when-drained'], ['copy', '--dry-run']]) {
+        const r = await bridge([args[0]!, d.url('cn'), '-', '--cursor-column', 'upd', ...args.slice(1)]);
+        expect(r.exitCode, `${d.kind} ${args.join(' ')}: ${r.stderr}`).toBe(0);
+        expect(r.stderr, `${d.kind} ${args.join(' ')}`).toMatch(/warning: 2 rows of cn have cursor_column upd NULL: cursor paging never reads them/);
+        if (!args.includes('--dry-run')) expect(r.stdout.trim().split('\n')).toHaveLength(2);
+      }
+      await d.exec('DROP TABLE IF EXISTS cn');
+      await d.exec(`CREATE TABLE cn (id int PRIMARY KEY, upd ${ts} NOT NULL)`);
+      await d.exec("INSERT INTO cn VALUES (1, '2026-01-01 00:00:00')");
+      const quiet = await bridge(['copy', d.url('cn'), '-', '--cursor-column', 'upd']);
+      expect(quiet.stderr).not.toMatch(/NULL/);
+    }
+  });
+});
