@@ -11,7 +11,7 @@ import { cursorPlan } from './read-cursor-plan.js';
 import type { Reader } from './reader.js';
 import { versionSeed } from './rows.js';
 import type { LogicalType, SqlResult } from '../types.js';
-import { warnNullCursor } from './null-cursor.js';
+import { warnNullCursor, warnRandomUuidCursor } from './cursor-warnings.js';
 import type { CursorOptions } from './cursor-options.js';
 
 export type { CursorOptions } from './cursor-options.js';
@@ -96,6 +96,8 @@ export class CursorReader implements Reader {
     if (kept?.high && kept.above.length) this.frontier.restore(kept.high, kept.above);
     await this.late.start();
     await warnNullCursor(this.o.db, this.o.table, this.o.column, this.o.warn);
+    // Followed over time (a tail, or a position kept for the next run), not read once.
+    if (this.o.cursorId !== undefined || this.o.settleMs === 0) await warnRandomUuidCursor(this.o.db, this.o.table, this.o.column, this.o.warn);
     // A unique integer cursor has no ties; the kinds that list open transactions wait for them instead.
     if (!this.late.tracking && !this.dense)
       this.ties = new TieGuard({ db: this.o.db, q: this.q, table: this.o.table, select: this.o.select ?? '*', warn: this.o.warn, messages: (res) => this.messages(res) });

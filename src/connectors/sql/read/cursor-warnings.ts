@@ -17,3 +17,20 @@ export async function warnNullCursor(db: Database, table: string, column: Column
         `Give ${n === 1 ? 'it' : 'them'} a value (or follow another column, e.g. the primary key), or copy without --cursor-column`,
     );
 }
+
+/**
+ * A uuid cursor followed over time (tail, cursor_id): random UUIDs (version 4) do not increase, so
+ * a row added later whose uuid sorts below the position is never read (a tail by id delivered 1 of
+ * 10 new rows). Time-ordered ones (version 7, 6) do; the newest value says which the table holds.
+ */
+export async function warnRandomUuidCursor(db: Database, table: string, column: ColumnInfo, warn: (text: string) => void): Promise<void> {
+  if (column.type !== 'uuid') return;
+  const d = db.dialect;
+  const r = await db.query(`SELECT ${d.quote(column.name)} FROM ${d.table(table)} WHERE ${d.quote(column.name)} IS NOT NULL ORDER BY ${d.quote(column.name)} DESC${d.limit(1)}`);
+  const version = String(r.rows[0]?.[0] ?? '').charAt(14);
+  if (version === '' || version === '6' || version === '7') return;
+  warn(
+    `cursor_column ${column.name} of ${table} holds UUIDs of version ${version}, which do not increase: a row added later whose ${column.name} sorts below the position is never read. ` +
+      `Follow a column that increases (a sequence, a creation time, UUIDv7), or capture changes (publication=)`,
+  );
+}
