@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridge, parseLines, tempDir } from '../helpers/bridge.js';
@@ -69,5 +69,23 @@ describe('statements within max_allowed_packet', () => {
     const r = await bridge(['copy', `${PG_URL}?table=pk_huge`, `${MARIADB_URL}?table=pk_huge_key&columns=auto&key=id`, '--progress', 'none']);
     expect(r.exitCode, r.stderr).toBe(4);
     expect(r.stderr).toMatch(/field doc is \d[\d,]* bytes in an INSERT: .*max_allowed_packet/);
+  }, 60_000);
+
+  it('the default insert (a payload column): 1,200 messages of 30 KB land, and one longer than the limit is dead-lettered naming payload', async () => {
+    const src = path.join(dir, 'big-messages.ndjson');
+    const big = 'x'.repeat(30_000);
+    const lines = Array.from({ length: 1200 }, (_, i) => JSON.stringify({ i, s: i === 700 ? 'y'.repeat(limit + 1000) : big }));
+    writeFileSync(src, lines.join('\n') + '\n');
+    await my.exec('DROP TABLE IF EXISTS pk_queue; CREATE TABLE pk_queue (id bigint AUTO_INCREMENT PRIMARY KEY, payload longtext NOT NULL)');
+    const dead = path.join(dir, 'pk_queue.dead.ndjson');
+    const r = await bridge(['copy', `file://${src}`, `${MARIADB_URL}?table=pk_queue`, '--dead-letter', `file://${dead}`, '--progress', 'none']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/retry/);
+    expect(Number((await my.rows('SELECT count(*) AS n FROM pk_queue'))[0]!.n)).toBe(1199);
+    expect(Number((await my.rows("SELECT count(*) AS n FROM pk_queue WHERE payload LIKE '%\"i\":700,%'"))[0]!.n)).toBe(0);
+    const got = parseLines(readFileSync(dead, 'utf8')) as { payload: { i: number }; metadata: Record<string, string> }[];
+    expect(got.map((g) => g.payload.i)).toEqual([700]);
+    expect(got[0]!.metadata['bridge.error']).toMatch(/field payload is \d[\d,]* bytes in an INSERT: .*max_allowed_packet/);
+    await my.exec('DROP TABLE IF EXISTS pk_queue');
   }, 60_000);
 });

@@ -15,6 +15,7 @@ export function mysqlKind(kind: 'mysql' | 'mariadb'): KindDriver {
     changeSource: async (ep) => new (await import('./binlog-source.js')).BinlogSource(ep),
     schemaExtras: async () => (await import('./schema-extras.js')).mysqlSchemaExtras(kind),
     streamRows: (db, select, params) => new MysqlRowStream(db, select, params),
+    statementLimit: async (db) => Number((await db.query('SELECT @@max_allowed_packet')).rows[0]?.[0] ?? 16 << 20),
     keylessReader: async (db, table, rows, select) => new (await import('./read-stream.js')).StreamReader(db, table, rows, select),
   };
 }

@@ -1,8 +1,6 @@
 import { Readable } from 'node:stream';
 import type { PlanItem } from '../../core/route.js';
-import { ColumnsWriter, type ChangeStep, type Group, type Segment } from '../sql/write/write-columns.js';
-import type { Statement } from '../sql/write/writer.js';
-import { fitPackets } from './packet-fit.js';
+import { ColumnsWriter, type Group } from '../sql/write/write-columns.js';
 import { ChunkPool } from '../sql/write/chunk-buffer.js';
 import type { MysqlConnection } from './driver.js';
 import { LoadDataEncoder } from './load-data-encoder.js';
@@ -36,29 +34,11 @@ export class MysqlColumnsWriter extends ColumnsWriter {
   /** The encoders' Buffers, reused once the server has read them (two batches load at once). */
   private readonly pool = new ChunkPool(16);
 
-  /** The server's max_allowed_packet, asked once: no INSERT may be longer (see fitPackets). */
-  private packet: number | undefined;
-
   get concurrency(): number {
     return this.key ? 1 : 2;
   }
 
-  private async packetLimit(): Promise<void> {
-    this.packet ??= Number((await this.db.query('SELECT @@max_allowed_packet')).rows[0]?.[0] ?? 16 << 20);
-  }
-
-  /** INSERTs cut to the packet limit (LOAD DATA streams its rows in packets of its own: no limit there). */
-  protected override statementsOf(groups: Group[]): Statement[] {
-    return super.statementsOf(this.packet === undefined ? groups : fitPackets(groups, this.packet));
-  }
-
-  protected override async applySteps(steps: ChangeStep[], segs: Segment[]): Promise<void> {
-    await this.packetLimit();
-    return super.applySteps(steps, segs);
-  }
-
   protected override async load(groups: Group[]): Promise<void> {
-    await this.packetLimit();
     const rows = groups.reduce((n, g) => n + g.rows.length, 0);
     if (this.key || this.disabled || rows < LOAD_FROM) return super.load(groups);
     const texts = groups.map((g) => encode(g, this.pool));

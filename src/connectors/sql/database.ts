@@ -27,6 +27,13 @@ export class Database {
     return this.driver.dialect;
   }
 
+  private limit: Promise<number | undefined> | undefined;
+
+  /** The longest statement the server takes (KindDriver.statementLimit), asked once; undefined: no limit. */
+  statementLimit(): Promise<number | undefined> {
+    return (this.limit ??= this.driver.statementLimit ? this.driver.statementLimit(this).catch((e: unknown) => ((this.limit = undefined), Promise.reject(e))) : Promise.resolve(undefined));
+  }
+
   private classify(e: unknown): BridgeError {
     if (e instanceof AcquireTimeout) return transientError(e.message, e);
     if (e instanceof BridgeError) {

@@ -33,6 +33,8 @@ export interface KindDriver {
   defaultWriter?(db: Database, table: string, payload: ColumnInfo): Promise<Writer & { warn?: (s: string) => void }>;
   /** bulk_copy=true: the plan is checked before connecting (a config error), the writer made after. */
   bulkCopy?(insert: TokenQuery): Promise<(db: Database) => Writer>;
+  /** The longest statement the server takes, in bytes (MySQL/MariaDB max_allowed_packet); none when there is no such limit. */
+  statementLimit?(db: Database): Promise<number>;
   /**
    * A snapshot of a table without a primary key, read the kind's own way (PostgreSQL's heap blocks,
    * MySQL's one streamed SELECT, a view's one statement); undefined leaves it to the dialect's

@@ -9,6 +9,7 @@ import type { Database } from '../database.js';
 import { SqlRowSet } from '../row-set.js';
 import type { ColumnInfo } from '../types.js';
 import { changeSteps, hasChanges, overlay, segments, type ChangeStep, type Group, type Segment } from './write-mirror.js';
+import { fitRows } from './statement-bytes.js';
 import { chunkByParams, StatementWriter, type Statement } from './writer.js';
 
 export type { ChangeStep, Group, Segment } from './write-mirror.js';
@@ -110,6 +111,7 @@ export class ColumnsWriter extends StatementWriter {
 
   /** Runs a batch's changes (`steps` of `segs`) in one transaction, upserts as multi-row statements (kinds with a faster bulk upsert override). */
   protected async applySteps(steps: ChangeStep[], _segs: Segment[]): Promise<void> {
+    this.statementBytes = await this.db.statementLimit();
     await this.execute(this.flat(steps));
   }
 
@@ -117,6 +119,7 @@ export class ColumnsWriter extends StatementWriter {
 
   /** Writes converted rows (statements in one transaction; kinds override with faster loads). */
   protected async load(groups: Group[]): Promise<void> {
+    this.statementBytes = await this.db.statementLimit();
     await this.execute(this.statementsOf(groups));
   }
 
@@ -173,7 +176,7 @@ export class ColumnsWriter extends StatementWriter {
 
   protected statementsOf(groups: Group[]): Statement[] {
     const out: Statement[] = [];
-    for (const { cols, rows: group } of groups) {
+    for (const { cols, rows: group } of this.statementBytes ? fitRows(groups, this.statementBytes) : groups) {
       for (const part of chunkByParams(group, cols.length, this.db.dialect.maxParams)) {
         const params = new Array<unknown>(part.length * cols.length);
         let n = 0;

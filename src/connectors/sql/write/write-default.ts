@@ -4,6 +4,7 @@ import type { PlanItem } from '../../../core/route.js';
 import type { Database } from '../database.js';
 import type { KindDriver } from '../kind.js';
 import type { ColumnInfo, TableInfo } from '../types.js';
+import { cutToFit } from './statement-bytes.js';
 import { chunkByParams, StatementWriter, type Statement, type Writer } from './writer.js';
 
 /** Contract §4.1 default insert: the whole payload into `payload`, typed for that column. */
@@ -33,11 +34,15 @@ export class DefaultWriter extends StatementWriter {
   statements(messages: Message[]): Statement[] {
     const d = this.db.dialect;
     const head = `INSERT INTO ${d.table(this.tableName)} (${d.quote('payload')}) VALUES `;
-    return chunkByParams(messages, 1, d.maxParams).map((part) => {
-      let tuples = '';
-      for (let j = 0; j < part.length; j++) tuples += (j ? ',(' : '(') + d.param(j + 1) + ')';
-      return { sql: head + tuples, params: part.map((m) => this.payloadValue(m)) };
-    });
+    const values = messages.map((m) => ({ m, v: [this.payloadValue(m)] }));
+    const fit = this.statementBytes ? cutToFit(values, (x) => x.v, () => ['payload'], (x) => x.m, this.statementBytes) : [values];
+    return fit.flatMap((run) =>
+      chunkByParams(run, 1, d.maxParams).map((part) => {
+        let tuples = '';
+        for (let j = 0; j < part.length; j++) tuples += (j ? ',(' : '(') + d.param(j + 1) + ')';
+        return { sql: head + tuples, params: part.map((x) => x.v[0]) };
+      }),
+    );
   }
 
   plan(): PlanItem[] {

@@ -44,6 +44,9 @@ export interface Writer {
 
 /** Writers that turn a batch into SQL statements run in one transaction per batch. */
 export abstract class StatementWriter implements Writer {
+  /** The server's longest statement (Database.statementLimit), known once a batch was written. */
+  protected statementBytes: number | undefined;
+
   constructor(protected readonly db: Database) {}
 
   /** Statements for the batch; throws a rejection naming a message whose value cannot be bound. */
@@ -51,6 +54,7 @@ export abstract class StatementWriter implements Writer {
   abstract plan(): PlanItem[];
 
   async write(messages: Message[]): Promise<void> {
+    this.statementBytes = await this.db.statementLimit();
     await this.execute(this.statements(messages));
   }
 
