@@ -69,6 +69,11 @@ describe('HTTP listener statuses (decisions §7)', () => {
     const bad = await post(`${s.url}/ingest`, Buffer.from('not gzip at all'), { ...auth, 'content-encoding': 'gzip' });
     expect(bad.statusCode).toBe(400);
     expect((await json(bad)).error).toMatch(/the body cannot be read/);
+    // A coding the listener does not know is the client's choice to change (RFC 9110 §15.5.16), not a broken body.
+    const br = await post(`${s.url}/ingest`, Buffer.from('{}'), { ...auth, 'content-encoding': 'br' });
+    expect(br.statusCode).toBe(415);
+    expect(br.headers['accept-encoding']).toBe('gzip, zstd, lz4');
+    expect((await json(br)).error).toMatch(/Content-Encoding br is not one this listener reads \(gzip, zstd, lz4\)/);
     const big = await post(`${s.url}/ingest`, JSON.stringify({ id: 9, name: 'x'.repeat(5000) }), auth);
     expect(big.statusCode).toBe(413);
     expect((await json(big)).error).toMatch(/over max_body_bytes \(2048\)/);

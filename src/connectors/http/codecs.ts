@@ -88,7 +88,7 @@ export async function decompress(encoding: string, body: Buffer, maxBytes: numbe
   }
   if (e === 'zstd') return zstdDecompress(body, maxBytes);
   if (e === 'lz4') return decodeLz4Frames(body, maxBytes);
-  throw new Error(`unsupported Content-Encoding ${encoding}`);
+  throw new UnsupportedCoding(encoding);
 }
 
 /**
@@ -108,4 +108,14 @@ export function negotiate(accept: string | undefined): Codec | undefined {
   let best: Codec | undefined;
   for (const c of ['zstd', 'gzip', 'lz4'] as const) if (weight(c) > 0 && (best === undefined || weight(c) > weight(best))) best = c;
   return best;
+}
+
+/** The codings a listener reads (Content-Encoding of a request), as an Accept-Encoding answer names them. */
+export const READ_CODINGS = 'gzip, zstd, lz4';
+
+/** A request body in a coding the listener does not read: the client's to change (415), not a broken body (400). */
+export class UnsupportedCoding extends Error {
+  constructor(encoding: string) {
+    super(`Content-Encoding ${encoding} is not one this listener reads (${READ_CODINGS})`);
+  }
 }

@@ -8,7 +8,7 @@ import { Message } from '../../core/message.js';
 import type { PlanItem, Reply, RequestStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
 import { Admission, pathOf } from './admission.js';
 import { readBody, RequestCancelled } from './body.js';
-import { BodyTooLarge, decompress } from './codecs.js';
+import { BodyTooLarge, decompress, READ_CODINGS, UnsupportedCoding } from './codecs.js';
 import { createListener, type Listener, type Protocol } from './listener.js';
 import { RequestQueue } from './request-queue.js';
 import { outcomeOf } from './request-message.js';
@@ -160,6 +160,7 @@ export class HttpSource implements Source {
     } catch (e) {
       if (e instanceof RequestCancelled) this.responder.cancelled(req);
       else if (e instanceof BodyTooLarge) await this.responder.error(req, res, 413, e.message);
+      else if (e instanceof UnsupportedCoding) await this.responder.error(req, res, 415, e.message, undefined, { 'accept-encoding': READ_CODINGS });
       else await this.responder.error(req, res, 400, `the body cannot be read: ${(e as Error).message}`);
       return undefined;
     }
