@@ -80,4 +80,20 @@ describe('views and partitioned tables without a key, as sources', () => {
     expect(r.stderr).toMatch(/no such table: (main\.)?gone/);
     expect(r.stderr).not.toMatch(/bug/);
   });
+
+  it('a SQLite view copied into a table of its own file in rollback-journal mode: every row (the reader held the lock its own sink waited for)', async () => {
+    const own = path.join(dir, 'journal.db');
+    const j = sqlite(own);
+    await j.exec("PRAGMA journal_mode = DELETE; CREATE TABLE base (id INTEGER PRIMARY KEY, v TEXT); WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 5000) INSERT INTO base SELECT i, 's' || i FROM g; CREATE VIEW even AS SELECT id, v FROM base WHERE id % 2 = 0");
+    await j.close();
+    const r = await bridge(['copy', `sqlite://${own}?table=even`, `sqlite://${own}?table=even_copy&columns=auto&auto_create_table=true`, '--batch-size', '700', '--max-retries', '2', '--progress', 'none'], { timeout: 30_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const back = sqlite(own);
+    try {
+      expect(text(await back.rows('SELECT id, v FROM even_copy'))).toEqual(text(await back.rows('SELECT id, v FROM even')));
+      expect(await back.rows('SELECT count(*) AS n FROM even_copy')).toEqual([{ n: 2500n }]);
+    } finally {
+      await back.close();
+    }
+  }, 40_000);
 });

@@ -11,9 +11,11 @@ import { numberedBatch } from '../sql/read/numbered-batch.js';
  * A SQLite view: it has no rowid to page by ("no such column: rowid"), so it is read by one
  * statement stepped a batch at a time, in one read transaction (one snapshot of the file). The
  * connection is held for the read: no other statement may run on it while the statement steps.
- * In a file in rollback-journal mode (not WAL), writers to the file wait until the read ends: a
- * view copied into a table of its own file goes through in WAL mode only. Not resumable: a copy
- * stopped part-way reads it from its start again.
+ * That is in WAL mode only: in rollback-journal mode a reader keeps every writer of the file
+ * waiting, and a view copied into a table of its own file waited on itself (retried until the run
+ * gave up). There each batch is one statement of its own (LIMIT/OFFSET: the view computed again up
+ * to there, and rows written meanwhile may shift it). Not resumable: a copy stopped part-way reads
+ * it from its start again.
  */
 export class ViewReader implements Reader {
   readonly finite = true;
@@ -22,6 +24,8 @@ export class ViewReader implements Reader {
   private fields: SqlResult['fields'] = [];
   private read = 0;
   private done = false;
+  /** Rollback-journal mode: no statement is held between batches (rowsLeft stays undefined). */
+  private started = false;
 
   constructor(
     private readonly db: Database,
@@ -30,7 +34,8 @@ export class ViewReader implements Reader {
     private readonly select: string,
   ) {}
 
-  private async start(): Promise<Iterator<unknown[]>> {
+  private async start(): Promise<Iterator<unknown[]> | undefined> {
+    if (String((await this.db.query('PRAGMA journal_mode')).rows[0]?.[0]).toLowerCase() !== 'wal') return undefined;
     this.tx = await this.db.begin(false);
     const stmt = (this.tx.conn as SqliteConnection).db.prepare(`SELECT ${this.select} FROM ${this.db.dialect.table(this.view)}`);
     this.fields = stmt.columns().map((c) => ({ name: c.name, ...sqliteType(c.type) }));
@@ -39,10 +44,18 @@ export class ViewReader implements Reader {
 
   async poll(max: number): Promise<SourceBatch | null> {
     if (this.done) return null;
-    const batch: unknown[][] = [];
+    let batch: unknown[][] = [];
     try {
-      const it = (this.rowsLeft ??= await this.start());
-      while (batch.length < max) {
+      if (!this.started) this.rowsLeft = await this.start();
+      this.started = true;
+      const it = this.rowsLeft;
+      if (!it) {
+        const page = await this.db.query(`SELECT ${this.select} FROM ${this.db.dialect.table(this.view)} LIMIT ? OFFSET ?`, [max, this.read]);
+        this.fields = page.fields;
+        batch = page.rows;
+        this.done = batch.length < max;
+      }
+      while (it && batch.length < max) {
         const next = it.next();
         if (next.done) {
           this.done = true;
