@@ -96,4 +96,14 @@ describe('views and partitioned tables without a key, as sources', () => {
       await back.close();
     }
   }, 40_000);
+
+  it('a SQLite table without a key whose own column is named rowid (it hides the real one): every row, not one page', async () => {
+    const f = path.join(dir, 'rowid.db');
+    const t = sqlite(f);
+    await t.exec("CREATE TABLE r (rowid TEXT, v TEXT); WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < 3000) INSERT INTO r SELECT 'x', 'v' || i FROM g");
+    await t.close();
+    const r = await bridge(['copy', `sqlite://${f}?table=r`, '-', '--batch-size', '500', '--progress', 'none']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(new Set(r.stdout.trim().split('\n')).size).toBe(3000);
+  });
 });

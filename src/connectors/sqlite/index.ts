@@ -10,11 +10,12 @@ export const sqliteKind: KindDriver = {
   classify: classifySqlite,
   loose: true,
   schemaExtras: async () => (await import('./schema-extras.js')).sqliteSchemaExtras,
-  // A view has no rowid: read by one statement. A table without a key is paged by its rowid.
+  // A table without a key is paged by its rowid; a view has none, nor a table whose own column is named rowid (it hides it): read by one statement.
   keylessReader: async (db, table, rows, select) => {
     const [schema, name] = table.includes('.') ? table.split('.') : ['main', table];
     // Names match as SQLite matches them, without regard to case (ASCII).
-    const r = await db.query(`SELECT 1 FROM ${db.dialect.quote(schema!)}.sqlite_master WHERE type = 'view' AND name = ? COLLATE NOCASE`, [name]);
-    return r.rows.length ? new (await import('./read-view.js')).ViewReader(db, table, rows, select) : undefined;
+    const view = await db.query(`SELECT 1 FROM ${db.dialect.quote(schema!)}.sqlite_master WHERE type = 'view' AND name = ? COLLATE NOCASE`, [name]);
+    const hidden = view.rows.length ? view : await db.query(`SELECT 1 FROM pragma_table_xinfo(?, ?) WHERE lower(name) = 'rowid'`, [name, schema]);
+    return hidden.rows.length ? new (await import('./read-view.js')).ViewReader(db, table, rows, select, view.rows.length ? 'a view' : 'a table whose column rowid hides the row id') : undefined;
   },
 };

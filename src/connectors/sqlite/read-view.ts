@@ -32,6 +32,8 @@ export class ViewReader implements Reader {
     private readonly view: string,
     private readonly rows: RowMessages,
     private readonly select: string,
+    /** What it is, for the plan: a view, or a table whose own column rowid hides the row id. */
+    private readonly what = 'a view',
   ) {}
 
   private async start(): Promise<Iterator<unknown[]> | undefined> {
@@ -88,6 +90,6 @@ export class ViewReader implements Reader {
   }
 
   plan(): PlanItem[] {
-    return [{ label: 'mode', value: 'snapshot of a view (no rowid to page by), read by one statement in one read transaction: not resumable, a restart reads from the start' }];
+    return [{ label: 'mode', value: `snapshot of ${this.what} (no rowid to page by), read by one statement (in WAL mode one read transaction; else one per batch): not resumable, a restart reads from the start` }];
   }
 }
