@@ -45,4 +45,22 @@ describe('rejections raised by PostgreSQL itself name the field', () => {
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toMatch(/field d/);
   });
+
+  it('a JSON document nested 100,000 deep into jsonb (stack depth limit exceeded): that row is dead-lettered, the others land, not exit 1', async () => {
+    await pg.exec('DROP TABLE IF EXISTS t_deep_json; CREATE TABLE t_deep_json (id int PRIMARY KEY, j jsonb)');
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const file = `${dir}/deep.ndjson`;
+    (await import('node:fs')).writeFileSync(file, `{"id":1,"j":{"a":1}}\n{"id":2,"j":${deep}}\n{"id":3,"j":[1]}\n`);
+    const dead = `${dir}/deep.dead.ndjson`;
+    for (const extra of ['', '&key=id']) {
+      await pg.exec('DELETE FROM t_deep_json');
+      const r = await bridge(['copy', `file://${file}`, pg.url('t_deep_json', `columns=auto${extra}`), '--dead-letter', `file://${dead}`, '--progress', 'none']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/done: 2 rows .* 1 dead-lettered/);
+      expect((await pg.rows('SELECT id FROM t_deep_json ORDER BY id')).map((x) => x.id)).toEqual([1, 3]);
+    }
+    const plain = await bridge(['copy', `file://${file}`, pg.url('t_deep_json', 'columns=auto&key=id'), '--progress', 'none']);
+    expect(plain.exitCode).toBe(4);
+    await pg.exec('DROP TABLE t_deep_json');
+  });
 });

@@ -161,7 +161,8 @@ export function classifyPg(e: unknown, connecting = false): BridgeError {
   else if (isNetworkError(e) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('53')) kind = connecting ? 'connect' : 'transient';
   else if (code.startsWith('28') || code === '3D000') kind = 'connect';
   else if (code === '40001' || code === '40P01' || code === '55P03') kind = 'transient';
-  else if (code.startsWith('23') || code.startsWith('22')) kind = 'rejected';
+  // 54: a program limit one value reached (a JSON document nested past max_stack_depth, an array of too many dimensions).
+  else if (code.startsWith('23') || code.startsWith('22') || code.startsWith('54')) kind = 'rejected';
   else if (/timeout expired|timed out/i.test((e as Error)?.message ?? '')) kind = connecting ? 'connect' : 'transient';
   return wrap(kind, e, connecting || kind === 'connect' ? 'cannot connect to PostgreSQL: ' : '', code === '23505');
 }
