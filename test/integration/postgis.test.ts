@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridge } from '../helpers/bridge.js';
+import { bridge, tempDir, writeNdjson } from '../helpers/bridge.js';
 import { mysqlLike, PG_URL, postgres, type TestDb } from '../helpers/databases.js';
 
 /**
@@ -70,5 +70,32 @@ describe.skipIf(!POSTGIS)('MariaDB spatial columns into PostGIS geometry columns
     const r = await bridge(['copy', maria.url('t_postgis'), pgdb.url('t_postgis', 'columns=auto'), '--dry-run']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(/LOSSY/);
+  });
+});
+
+describe.skipIf(!POSTGIS)('PostGIS refuses a value as an internal error (XX000)', () => {
+  it('WKT that does not parse, among good values: that row is dead-lettered naming the field, the others land (it was exit 1)', async () => {
+    const db = await postgres();
+    try {
+      await db.exec('CREATE EXTENSION IF NOT EXISTS postgis; DROP TABLE IF EXISTS t_bad_geom; CREATE TABLE t_bad_geom (id int PRIMARY KEY, g geometry)');
+      const dir = tempDir();
+      const src = writeNdjson(dir, 'geom.ndjson', [
+        { id: 1, g: 'POINT(1 2)' },
+        { id: 2, g: 'POINT(1' },
+        { id: 3, g: 'SRID=4326;POINT(3 4)' },
+      ]);
+      const dead = `${dir}/geom.dead.ndjson`;
+      const r = await bridge(['copy', src, db.url('t_bad_geom', 'columns=auto'), '--dead-letter', `file://${dead}`, '--progress', 'none']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/field g: parse error - invalid geometry/);
+      expect(await db.rows('SELECT id, ST_AsEWKT(g) AS g FROM t_bad_geom ORDER BY id')).toEqual([
+        { id: 1, g: 'POINT(1 2)' },
+        { id: 3, g: 'SRID=4326;POINT(3 4)' },
+      ]);
+      expect((await bridge(['copy', src, db.url('t_bad_geom', 'columns=auto&key=id'), '--progress', 'none'])).exitCode).toBe(4);
+      await db.exec('DROP TABLE t_bad_geom');
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -134,15 +134,24 @@ export function pgConfig(ep: Endpoint, warn: (s: string) => void): Record<string
   return cfg;
 }
 
-/** Classifies a pg error by SQLSTATE class (decisions §9, §10). */
+/**
+ * An error one value caused: SQLSTATE 22 (data exception), 54 (a program limit: a JSON document
+ * nested past max_stack_depth), and PostGIS's input errors, which it raises as XX000 (internal
+ * error) from lwgeom_pg.c ("parse error - invalid geometry"): one such value stopped a copy, exit 1.
+ */
+function valueError(e: { code?: string; file?: string }): boolean {
+  const code = e.code ?? '';
+  return code.startsWith('22') || code.startsWith('54') || (code === 'XX000' && e.file === 'lwgeom_pg.c');
+}
+
 /**
  * A value the server itself refused names its column: PostgreSQL says only which parameter
  * (`unnamed portal parameter $2`) or which COPY column it was. Inserts bind each row's values in
  * the column list's order, so parameter $n is column (n - 1) mod the list's length.
  */
 export function nameColumn(e: unknown, sql: string): unknown {
-  const err = e as { code?: string; where?: string; message?: string };
-  if (!err?.code?.startsWith('22') || typeof err.where !== 'string' || typeof err.message !== 'string') return e;
+  const err = e as { code?: string; where?: string; message?: string; file?: string };
+  if (!err?.code || !valueError(err) || typeof err.where !== 'string' || typeof err.message !== 'string') return e;
   let column = /^COPY [^,]+, line \d+, column ([^:]+):/.exec(err.where)?.[1];
   const param = /parameter \$(\d+)/.exec(err.where)?.[1];
   const list = /^\s*INSERT INTO [^(]+\(([^)]*)\)\s*VALUES/i.exec(sql)?.[1];
@@ -154,6 +163,7 @@ export function nameColumn(e: unknown, sql: string): unknown {
   return e;
 }
 
+/** Classifies a pg error by SQLSTATE class (decisions §9, §10). */
 export function classifyPg(e: unknown, connecting = false): BridgeError {
   const code = (e as { code?: string })?.code ?? '';
   let kind: ErrorKind = 'fatal';
@@ -161,8 +171,7 @@ export function classifyPg(e: unknown, connecting = false): BridgeError {
   else if (isNetworkError(e) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('53')) kind = connecting ? 'connect' : 'transient';
   else if (code.startsWith('28') || code === '3D000') kind = 'connect';
   else if (code === '40001' || code === '40P01' || code === '55P03') kind = 'transient';
-  // 54: a program limit one value reached (a JSON document nested past max_stack_depth, an array of too many dimensions).
-  else if (code.startsWith('23') || code.startsWith('22') || code.startsWith('54')) kind = 'rejected';
+  else if (code.startsWith('23') || valueError(e as { code?: string; file?: string })) kind = 'rejected';
   else if (/timeout expired|timed out/i.test((e as Error)?.message ?? '')) kind = connecting ? 'connect' : 'transient';
   return wrap(kind, e, connecting || kind === 'connect' ? 'cannot connect to PostgreSQL: ' : '', code === '23505');
 }
