@@ -63,4 +63,25 @@ describe('rejections raised by PostgreSQL itself name the field', () => {
     expect(plain.exitCode).toBe(4);
     await pg.exec('DROP TABLE t_deep_json');
   });
+
+  it("a row the table's own trigger refuses (PostgreSQL RAISE EXCEPTION, MariaDB SIGNAL '45000'): dead-lettered with the trigger's words, the others land, not exit 1", async () => {
+    await pg.exec(`DROP TABLE IF EXISTS t_trigger; CREATE TABLE t_trigger (id int PRIMARY KEY, qty int);
+      CREATE OR REPLACE FUNCTION t_trigger_check() RETURNS trigger AS $$ BEGIN IF NEW.qty < 0 THEN RAISE EXCEPTION 'qty must not be negative (got %)', NEW.qty; END IF; RETURN NEW; END $$ LANGUAGE plpgsql;
+      CREATE TRIGGER t_trigger_check BEFORE INSERT OR UPDATE ON t_trigger FOR EACH ROW EXECUTE FUNCTION t_trigger_check()`);
+    await maria.exec('DROP TABLE IF EXISTS t_trigger; CREATE TABLE t_trigger (id int PRIMARY KEY, qty int)');
+    await maria.exec("CREATE TRIGGER t_trigger_check BEFORE INSERT ON t_trigger FOR EACH ROW BEGIN IF NEW.qty < 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'qty must not be negative'; END IF; END");
+    const src = writeNdjson(dir, 'trigger.ndjson', [{ id: 1, qty: 5 }, { id: 2, qty: -1 }, { id: 3, qty: 7 }]);
+    for (const db of [pg, maria])
+      for (const extra of ['', '&key=id']) {
+        await db.exec('DELETE FROM t_trigger');
+        const dead = `${dir}/trigger-${db.kind}${extra ? '-key' : ''}.dead.ndjson`;
+        const r = await bridge(['copy', src, db.url('t_trigger', `columns=auto${extra}`), '--dead-letter', `file://${dead}`, '--progress', 'none']);
+        expect(r.exitCode, `${db.kind}${extra}: ${r.stderr}`).toBe(0);
+        expect(r.stderr).toMatch(/qty must not be negative/);
+        expect((await db.rows('SELECT id FROM t_trigger ORDER BY id')).map((x) => Number(x.id))).toEqual([1, 3]);
+        expect((await bridge(['copy', src, db.url('t_trigger', `columns=auto${extra}`), '--progress', 'none'])).exitCode).toBe(4);
+      }
+    await pg.exec('DROP TABLE t_trigger; DROP FUNCTION t_trigger_check()');
+    await maria.exec('DROP TABLE t_trigger');
+  });
 });

@@ -142,7 +142,8 @@ export function classifyMysql(e: unknown, connecting = false): BridgeError {
   let kind: ErrorKind = 'fatal';
   if (CONNECT.has(code) || isTlsError(e)) kind = 'connect';
   else if (isNetworkError(e) || TRANSIENT.has(code) || state.startsWith('08')) kind = connecting ? 'connect' : 'transient';
-  else if (state.startsWith('22') || state.startsWith('23') || VALUE_ERRORS.has(code)) kind = 'rejected';
+  // 45000: a trigger's SIGNAL, the table's own validation of the row.
+  else if (state.startsWith('22') || state.startsWith('23') || state === '45000' || VALUE_ERRORS.has(code)) kind = 'rejected';
   return wrap(kind, e, connecting ? `cannot connect to ${code === 'ER_BAD_DB_ERROR' ? 'the database' : 'MySQL/MariaDB'}: ` : '', code === 'ER_DUP_ENTRY' || code === 'ER_DUP_ENTRY_WITH_KEY_NAME');
 }
 

@@ -135,13 +135,14 @@ export function pgConfig(ep: Endpoint, warn: (s: string) => void): Record<string
 }
 
 /**
- * An error one value caused: SQLSTATE 22 (data exception), 54 (a program limit: a JSON document
- * nested past max_stack_depth), and PostGIS's input errors, which it raises as XX000 (internal
- * error) from lwgeom_pg.c ("parse error - invalid geometry"): one such value stopped a copy, exit 1.
+ * An error one row caused: SQLSTATE 22 (data exception), 54 (a program limit: a JSON document
+ * nested past max_stack_depth), a trigger's RAISE EXCEPTION or ASSERT (P0001, P0004: the table's own
+ * validation), and PostGIS's input errors, which it raises as XX000 (internal error) from
+ * lwgeom_pg.c ("parse error - invalid geometry"): one such row stopped a copy, exit 1.
  */
 function valueError(e: { code?: string; file?: string }): boolean {
   const code = e.code ?? '';
-  return code.startsWith('22') || code.startsWith('54') || (code === 'XX000' && e.file === 'lwgeom_pg.c');
+  return code.startsWith('22') || code.startsWith('54') || code === 'P0001' || code === 'P0004' || (code === 'XX000' && e.file === 'lwgeom_pg.c');
 }
 
 /**
