@@ -49,7 +49,7 @@ describe('malformed requests', () => {
     ['broken chunked encoding', 'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n', /HTTP\/1\.1 400/],
     ['an invalid request line', 'GARBAGE\r\n\r\n', /HTTP\/1\.1 400/],
     ['a corrupt zstd body', `POST / HTTP/1.1\r\nHost: x\r\nContent-Encoding: zstd\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot zstd!`, /HTTP\/1\.1 400/],
-    ['an unknown Content-Encoding', `POST / HTTP/1.1\r\nHost: x\r\nContent-Encoding: br2\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`, /HTTP\/1\.1 400/],
+    ['an unknown Content-Encoding', `POST / HTTP/1.1\r\nHost: x\r\nContent-Encoding: br2\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`, /HTTP\/1\.1 415/],
     ['a body over max_body_bytes without Content-Length', `POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n1400\r\n${'x'.repeat(0x1400)}\r\n0\r\n\r\n`, /HTTP\/1\.1 413/],
     ['not JSON for a columns=auto sink', `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello`, /HTTP\/1\.1 422/],
   ];
