@@ -1,11 +1,10 @@
-import { BridgeError } from '../../core/errors.js';
 import type { PlanItem, SourceBatch } from '../../core/route.js';
 import type { Database, HeldTransaction } from '../sql/database.js';
 import type { Reader } from '../sql/read/reader.js';
 import type { RowMessages } from '../sql/read/rows.js';
 import type { SqlResult } from '../sql/types.js';
 import { fieldType, type MysqlConnection } from './driver.js';
-import { numberedBatch } from '../sql/read/numbered-batch.js';
+import { notResumable, numberedBatch } from '../sql/read/numbered-batch.js';
 
 type Field = { name: string; columnType?: number; characterSet?: number; columnLength?: number };
 
@@ -50,9 +49,7 @@ export class StreamReader implements Reader {
     } catch (e) {
       // A stream cut off part-way cannot resume where it was: the copy fails (and starts over when run again).
       await this.close();
-      const error = this.db.driver.classify(e);
-      // Retrying would read the table again from its first row: the run stops instead (exit 3), to be run again.
-      throw error.kind === 'transient' ? new BridgeError('connect', `reading ${this.table} (no primary key) was cut off after ${this.read} rows and cannot resume: ${error.message}`, { cause: e }) : error;
+      throw notResumable(this.db, this.table, this.read, e);
     }
   }
 

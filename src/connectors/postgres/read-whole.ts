@@ -1,11 +1,10 @@
-import { BridgeError } from '../../core/errors.js';
 import type { PlanItem, SourceBatch } from '../../core/route.js';
 import type { Database } from '../sql/database.js';
 import type { WireStream } from '../sql/kind.js';
 import type { Reader } from '../sql/read/reader.js';
 import type { RowMessages } from '../sql/read/rows.js';
 import type { SqlResult } from '../sql/types.js';
-import { numberedBatch } from '../sql/read/numbered-batch.js';
+import { notResumable, numberedBatch } from '../sql/read/numbered-batch.js';
 
 /** Relation kinds whose rows lie in heap blocks a ctid range can read (table, materialized view). */
 export const HEAP_KINDS = new Set(['r', 'm']);
@@ -56,9 +55,7 @@ export class WholeReader implements Reader {
       wire = await this.stream.next(max);
     } catch (e) {
       await this.close();
-      const error = this.db.driver.classify(e);
-      // Retrying would read it again from its first row: the run stops instead (exit 3), to be run again.
-      throw error.kind === 'transient' ? new BridgeError('connect', `reading ${this.table} (no primary key) was cut off after ${this.read} rows and cannot resume: ${error.message}`, { cause: e }) : error;
+      throw notResumable(this.db, this.table, this.read, e);
     }
     if (!wire || wire.count === 0) {
       this.done = true;

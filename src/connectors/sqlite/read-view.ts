@@ -5,7 +5,7 @@ import type { RowMessages } from '../sql/read/rows.js';
 import type { SqlResult } from '../sql/types.js';
 import type { SqliteConnection } from './driver.js';
 import { sqliteType } from './types.js';
-import { numberedBatch } from '../sql/read/numbered-batch.js';
+import { notResumable, numberedBatch } from '../sql/read/numbered-batch.js';
 
 /**
  * A SQLite view: it has no rowid to page by ("no such column: rowid"), so it is read by one
@@ -67,9 +67,9 @@ export class ViewReader implements Reader {
         batch.push(next.value);
       }
     } catch (e) {
-      // A read cut off part-way cannot resume where it was: the copy fails (and starts over when run again).
+      // Retried, a poll would find the closed statement at its end and take the view for read.
       await this.close();
-      throw this.db.driver.classify(e);
+      throw notResumable(this.db, this.view, this.read, e);
     }
     if (batch.length === 0) return null;
     const first = this.read;
