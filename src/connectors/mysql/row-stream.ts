@@ -86,17 +86,14 @@ export class MysqlRowStream implements RowStream {
         raw.off('error', fail);
         raw.off('end', fail);
         if (abandon || this.failure) {
+          // Marked dead, the pool destroys it on release rather than hand it to a waiter.
           conn.dead = true;
           // Not mysql2's destroy(), which only half-closes: the server, blocked writing the rest of
           // the range into a socket nobody reads, would wait on it for net_write_timeout.
           raw.stream.destroy();
-          // Released as failed, so the pool destroys it rather than hand it to a waiter.
-          throw ABANDONED;
         }
       })
-      .catch((e: unknown) => {
-        if (e !== ABANDONED) failed(e);
-      });
+      .catch(failed);
     return ready;
   }
 
