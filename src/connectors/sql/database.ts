@@ -31,7 +31,13 @@ export class Database {
 
   /** The longest statement the server takes (KindDriver.statementLimit), asked once; undefined: no limit. */
   statementLimit(): Promise<number | undefined> {
-    return (this.limit ??= this.driver.statementLimit ? this.driver.statementLimit(this).catch((e: unknown) => ((this.limit = undefined), Promise.reject(e))) : Promise.resolve(undefined));
+    if (!this.driver.statementLimit) return Promise.resolve(undefined);
+    // Asked again after a failure: the next batch may find the server back.
+    this.limit ??= this.driver.statementLimit(this).catch((e: unknown) => {
+      this.limit = undefined;
+      throw e;
+    });
+    return this.limit;
   }
 
   private classify(e: unknown): BridgeError {
