@@ -5,6 +5,7 @@ import { BridgeError, configError, type ErrorKind } from '../../core/errors.js';
 import { wrap } from '../sql/errors.js';
 import type { PoolFactory } from '../sql/pool.js';
 import type { SqlConnection, SqlResult } from '../sql/types.js';
+import { bytesSql, refuseReplaced, suspectCells } from './text-bytes.js';
 import { sqliteType } from './types.js';
 
 type Db = import('better-sqlite3').Database;
@@ -49,10 +50,21 @@ export class SqliteConnection implements SqlConnection {
     const args = params.map(bindable);
     if (stmt.reader) {
       const rows = stmt.raw(true).safeIntegers(true).all(...args) as unknown[][];
+      const cells = suspectCells(rows);
+      if (cells.length > 0) refuseReplaced(rows, cells, this.asBytes(sql, stmt.columns().length, args), (j) => stmt.columns()[j]!);
       return { rows, fields: stmt.columns().map((c) => ({ name: c.name, ...sqliteType(c.type) })), affected: 0 };
     }
     const r = stmt.run(...args);
     return { rows: [], fields: [], affected: r.changes };
+  }
+
+  /** The statement's rows read again with every value as bytes (text-bytes.ts); undefined if it cannot be (a PRAGMA). */
+  asBytes(sql: string, width: number, args: readonly unknown[]): unknown[][] | undefined {
+    try {
+      return this.db.prepare(bytesSql(sql, width)).raw(true).all(...args) as unknown[][];
+    } catch {
+      return undefined;
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import type { Reader } from '../sql/read/reader.js';
 import type { RowMessages } from '../sql/read/rows.js';
 import type { SqlResult } from '../sql/types.js';
 import type { SqliteConnection } from './driver.js';
+import { bytesSql, refuseReplaced, suspectCells } from './text-bytes.js';
 import { sqliteType } from './types.js';
 import { notResumable, numberedBatch } from '../sql/read/numbered-batch.js';
 
@@ -73,6 +74,14 @@ export class ViewReader implements Reader {
     }
     if (batch.length === 0) return null;
     const first = this.read;
+    // The rows of a held statement are read again as bytes on another connection (the view's rows at their offset).
+    const cells = this.rowsLeft ? suspectCells(batch) : [];
+    if (cells.length > 0) {
+      const again = await this.db
+        .query(bytesSql(`SELECT ${this.select} FROM ${this.db.dialect.table(this.view)} LIMIT ? OFFSET ?`, this.fields.length), [batch.length, first])
+        .then((r) => r.rows, () => undefined);
+      refuseReplaced(batch, cells, again, (j) => ({ name: this.fields[j]?.name ?? `#${j + 1}`, table: this.view }));
+    }
     this.read += batch.length;
     return numberedBatch(this.rows, { rows: batch, fields: this.fields, affected: 0 }, `sqlite:${this.view}:row:`, first);
   }
