@@ -14,7 +14,7 @@ export interface RunResult {
 }
 
 /** Runs the built CLI as users do; never throws on a non-zero exit. */
-export async function bridge(args: string[], opts: { input?: string; cwd?: string; env?: Record<string, string>; timeout?: number } = {}): Promise<RunResult> {
+export async function bridge(args: string[], opts: { input?: string | Uint8Array; cwd?: string; env?: Record<string, string>; timeout?: number } = {}): Promise<RunResult> {
   const r = await execa('node', [BIN, ...args], {
     reject: false,
     cwd: opts.cwd ?? ROOT,

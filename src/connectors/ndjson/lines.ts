@@ -1,10 +1,27 @@
+import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
+import { unreadBytes } from '../../core/utf8.js';
+
+/**
+ * A line decoded with U+FFFD in it whose bytes are not UTF-8: toString('utf8') put U+FFFD in place
+ * of the bytes it could not read (a Latin-1 'café' became 'caf\uFFFD' and was copied, exit 0).
+ * Returns the bytes from the first bad one, as hex, or undefined for a line that is UTF-8.
+ */
+function badBytes(line: Buffer, text: string): string | undefined {
+  if (!text.includes('\uFFFD') || isUtf8(line)) return undefined;
+  return unreadBytes(line, text);
+}
 
 /** Pulls lines out of a byte stream on demand, so reading stops when the pipeline stops asking. */
 export class LineReader {
   private readonly iter: AsyncIterator<Buffer>;
   private pending: Buffer[] = [];
   private lines: string[] = [];
+  /** Numbers of the lines read so far that are not UTF-8, with their bad bytes (badBytes). */
+  private readonly notUtf8 = new Map<number, string>();
+  private pushed = 0;
+  /** For the line next() returned last: its bytes from the first that is not UTF-8, or undefined. */
+  lastNotUtf8: string | undefined;
   private done = false;
   /** 1-based number of the last line returned. */
   lineNo = 0;
@@ -21,7 +38,7 @@ export class LineReader {
       if (r.done) {
         this.done = true;
         if (this.pending.length > 0) {
-          this.lines.push(stripCr(Buffer.concat(this.pending).toString('utf8')));
+          this.push(Buffer.concat(this.pending));
           this.pending = [];
         }
         continue;
@@ -30,6 +47,8 @@ export class LineReader {
     }
     this.lineNo++;
     const line = this.lines.shift()!;
+    this.lastNotUtf8 = this.notUtf8.get(this.lineNo);
+    this.notUtf8.delete(this.lineNo);
     // A UTF-8 byte order mark (files saved by Windows tools, Excel's "UTF-8" CSV/JSON) is the file's signature, not text of its first line.
     return this.lineNo === 1 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
   }
@@ -45,10 +64,18 @@ export class LineReader {
       const piece = chunk.subarray(start, nl);
       const line = this.pending.length > 0 ? Buffer.concat([...this.pending, piece]) : piece;
       this.pending = [];
-      this.lines.push(stripCr(line.toString('utf8')));
+      this.push(line);
       start = nl + 1;
     }
     if (start < chunk.length) this.pending.push(chunk.subarray(start));
+  }
+
+  private push(line: Buffer): void {
+    const text = line.toString('utf8');
+    this.pushed++;
+    const bad = badBytes(line, text);
+    if (bad !== undefined) this.notUtf8.set(this.pushed, bad);
+    this.lines.push(stripCr(text));
   }
 
   async close(): Promise<void> {

@@ -50,6 +50,8 @@ export class NdjsonSource implements Source {
       const line = await this.reader.next();
       if (line === null) break;
       if (line.trim() === '') continue;
+      if (this.reader.lastNotUtf8 !== undefined)
+        throw new BridgeError('input', `line ${this.reader.lineNo} of ${this.name} is not UTF-8 (bytes ${this.reader.lastNotUtf8}), which JSON text must be; convert the file (iconv -f latin1 -t utf-8) or fix that line`);
       let value: unknown;
       try {
         value = JSON.parse(line);
