@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { BodyTooLarge } from './codecs.js';
+import { StreamText } from './text-body.js';
 
 /** The part of an HTTP/2 request that tells a reset stream from one the client ended. */
 interface MaybeHttp2Request {
@@ -77,6 +78,8 @@ export class ItemSplitter {
   constructor(
     private readonly format: StreamFormat,
     private readonly push: (item: string | Buffer) => Promise<void> | void,
+    /** Lines and events are read in the body's charset across chunks (a character may be cut between two). */
+    private readonly text: StreamText = new StreamText(''),
   ) {}
 
   async write(chunk: Buffer): Promise<void> {
@@ -84,7 +87,7 @@ export class ItemSplitter {
       if (chunk.length) await this.push(chunk);
       return;
     }
-    this.rest += chunk.toString('utf8');
+    this.rest += this.text.write(chunk);
     let nl: number;
     while ((nl = this.rest.indexOf('\n')) >= 0) {
       const line = this.rest.slice(0, nl).replace(/\r$/, '');
@@ -94,6 +97,7 @@ export class ItemSplitter {
   }
 
   async end(): Promise<void> {
+    if (this.format !== 'chunks') this.rest += this.text.end();
     if (this.rest !== '') await this.line(this.rest.replace(/\r$/, ''));
     this.rest = '';
     if (this.format === 'sse') await this.line('');

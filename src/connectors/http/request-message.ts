@@ -1,28 +1,30 @@
 import { isBridgeError } from '../../core/errors.js';
 import { Message } from '../../core/message.js';
 import { pathOf } from './admission.js';
+import { decodeText } from './text-body.js';
 import type { Outcome, Req } from './responder.js';
 
 /** What every message of one request shares: whether bodies are text, and the metadata. */
-function shapeOf(req: Req): { text: boolean; meta: Record<string, string> } {
+function shapeOf(req: Req): { text: boolean; type: string; meta: Record<string, string> } {
   const type = String(req.headers['content-type'] ?? '');
   const meta: Record<string, string> = { 'http.method': String(req.method), 'http.path': pathOf(req) };
   if (type) meta['http.content_type'] = type;
-  return { text: /json|text|ndjson|event-stream/i.test(type) || type === '', meta };
+  return { text: /json|text|ndjson|event-stream/i.test(type) || type === '', type, meta };
 }
 
-const bodyOf = (body: string | Buffer, text: boolean): string | Buffer => (text && Buffer.isBuffer(body) ? body.toString('utf8') : body);
+/** A text body read in its charset (text-body.ts: BodyNotText when it is not in it); bytes stay bytes. */
+const bodyOf = (body: string | Buffer, text: boolean, type: string): string | Buffer => (text && Buffer.isBuffer(body) ? decodeText(body, type) : body);
 
 /** A request body as a message: text for text-like types, bytes otherwise. */
 export function requestMessage(body: string | Buffer, req: Req, id: bigint | undefined): Message {
-  const { text, meta } = shapeOf(req);
-  return new Message(bodyOf(body, text), meta, undefined, id);
+  const { text, type, meta } = shapeOf(req);
+  return new Message(bodyOf(body, text, type), meta, undefined, id);
 }
 
 /** The messages of one streamed request: its shape worked out once, each item with its own metadata. */
 export function messagesOf(req: Req): (body: string | Buffer, id: bigint | undefined) => Message {
-  const { text, meta } = shapeOf(req);
-  return (body, id) => new Message(bodyOf(body, text), { ...meta }, undefined, id);
+  const { text, type, meta } = shapeOf(req);
+  return (body, id) => new Message(bodyOf(body, text, type), { ...meta }, undefined, id);
 }
 
 /** decisions §7: 422 for a rejection, 502 for a transient sink failure. */

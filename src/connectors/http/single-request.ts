@@ -2,6 +2,7 @@ import type { Message } from '../../core/message.js';
 import { carrierOf } from './client-gone.js';
 import { IdempotencyKeys } from './idempotency.js';
 import { requestMessage } from './request-message.js';
+import { BodyNotText } from './text-body.js';
 import type { Outcome, Req, Res } from './responder.js';
 import type { StreamIntake } from './streamed-request.js';
 
@@ -21,7 +22,13 @@ export interface SingleIntake extends StreamIntake {
 export async function receiveSingle(s: SingleIntake, req: Req, res: Res, id: bigint | undefined): Promise<void> {
   const body = await s.body(req, res);
   if (body === undefined) return;
-  const m = requestMessage(body, req, id);
+  let m: Message;
+  try {
+    m = requestMessage(body, req, id);
+  } catch (e) {
+    if (e instanceof BodyNotText) return s.responder.error(req, res, e.status, e.message);
+    throw e;
+  }
   const key = req.headers['idempotency-key'];
   if (s.keys === undefined || typeof key !== 'string' || key === '') return write(s, req, res, m);
   const digest = IdempotencyKeys.digest(body);

@@ -1,8 +1,10 @@
+import type { Readable } from 'node:stream';
 import type { Message } from '../../core/message.js';
 import { endedByClient, ItemSplitter, RequestCancelled, streamFormat } from './body.js';
 import { BodyTooLarge } from './codecs.js';
 import type { RequestQueue } from './request-queue.js';
 import { messagesOf } from './request-message.js';
+import { BodyNotText, StreamText } from './text-body.js';
 import type { Outcome, Req, Res, Responder } from './responder.js';
 
 /** What a streamed request needs from the HTTP source. */
@@ -36,7 +38,15 @@ export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: b
       if (!(await s.accept(m))) throw new Error('the spool is full (spool_max_bytes)');
     } else pending.push(s.queue.wait(m, f.request_timeout_ms));
   };
-  const splitter = new ItemSplitter(streamFormat(req.headers['content-type'] as string | undefined), push);
+  const type = String(req.headers['content-type'] ?? '');
+  let text: StreamText;
+  try {
+    text = new StreamText(type);
+  } catch (e) {
+    if (e instanceof BodyNotText) return r.error(req, res, e.status, e.message);
+    throw e;
+  }
+  const splitter = new ItemSplitter(streamFormat(type), push, text);
   try {
     const encoding = String(req.headers['content-encoding'] ?? '');
     if (encoding && encoding !== 'identity') {
@@ -46,7 +56,9 @@ export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: b
       await splitter.write(body);
     } else {
       let size = 0;
-      for await (const chunk of req as AsyncIterable<Buffer>) {
+      // Not destroyed when an item is refused (BodyTooLarge, not in its charset): a destroyed request
+      // reads as cancelled and was never answered (the client waited for its 413 or 400 until its own timeout).
+      for await (const chunk of (req as Readable).iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
         size += chunk.length;
         if (size > f.max_body_bytes) throw new BodyTooLarge();
         await splitter.write(chunk);
@@ -57,7 +69,9 @@ export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: b
     await splitter.end();
   } catch (e) {
     if (e instanceof RequestCancelled || (req as { aborted?: boolean }).aborted) return r.cancelled(req);
-    return r.error(req, res, e instanceof BodyTooLarge ? 413 : 400, (e as Error).message);
+    // The rest of a refused body is read and dropped, as readBody does past max_body_bytes.
+    (req as Readable).resume();
+    return r.error(req, res, e instanceof BodyTooLarge ? 413 : e instanceof BodyNotText ? e.status : 400, (e as Error).message);
   }
   if (f.fire_and_forget) return r.send(req, res, 202, JSON.stringify({ messages: n }), { 'content-type': 'application/json' });
   const outcomes = await Promise.all(pending);

@@ -1,6 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Endpoint } from '../../config/endpoint.js';
-import { BridgeError } from '../../core/errors.js';
+import { BridgeError, rejectedError } from '../../core/errors.js';
 import type { Message } from '../../core/message.js';
 import type { CommitPosition, DescribedColumn, PlanItem, Sink, SinkContext, SinkPositions } from '../../core/route.js';
 import { CommittedLength } from './committed-length.js';
@@ -21,6 +22,9 @@ export class OutputClosedError extends BridgeError {
 
 /** One line per message. Keeps JSON payloads byte for byte; anything else becomes a JSON string. */
 export function toLine(m: Message): string {
+  // Bytes become the line's text: bytes that are not UTF-8 would be replaced by U+FFFD, quietly (an octet-stream body to serve).
+  if (!m.isJson && Buffer.isBuffer(m.payload) && !isUtf8(m.payload))
+    throw rejectedError(`message ${m.idHex}: its payload is ${m.payload.length} bytes that are not UTF-8 text, which an NDJSON line holds; write it to a database's bytes column or an HTTP endpoint instead`, undefined, m.idHex);
   let text = m.text();
   if (!m.isJson) {
     try {

@@ -1,0 +1,89 @@
+import { isUtf8 } from 'node:buffer';
+import { TextDecoder } from 'node:util';
+import { unreadBytes } from '../../core/utf8.js';
+
+/**
+ * Text bodies are read in the charset their Content-Type names, UTF-8 without one (RFC 8259 for
+ * JSON). Decoding with toString('utf8') put U+FFFD in place of what it could not read and the
+ * message was written changed: a Latin-1 'café', a `charset=ISO-8859-1` body (Apache HttpClient's
+ * StringEntity default), and a character cut between two chunks of a streamed request.
+ */
+export class BodyNotText extends Error {
+  constructor(
+    readonly status: 400 | 415,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const UTF8 = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8', 'us-ascii', 'ascii']);
+
+/** The charset parameter of a Content-Type, lower-case; undefined without one. */
+export function charsetOf(type: string): string | undefined {
+  const m = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(type);
+  const cs = (m?.[1] ?? m?.[2])?.trim().toLowerCase();
+  return cs === '' ? undefined : cs;
+}
+
+function notUtf8(bytes: Buffer, read: string, what: string): BodyNotText {
+  return new BodyNotText(400, `${what} is not UTF-8 (bytes ${unreadBytes(bytes, read)}); send UTF-8, or name the body's charset in Content-Type`);
+}
+
+/** A decoder for the charset, or a 415 for one the listener cannot read (TextDecoder knows the WHATWG Encoding labels). */
+function decoderOf(charset: string): TextDecoder {
+  try {
+    return new TextDecoder(charset, { fatal: true });
+  } catch {
+    return unknownCharset(charset);
+  }
+}
+
+function unknownCharset(charset: string): never {
+  throw new BodyNotText(415, `charset ${charset} is not one the listener can read; send UTF-8 (or another charset of the WHATWG Encoding standard)`);
+}
+
+/** A whole text body as a string, exactly, or BodyNotText. */
+export function decodeText(body: Buffer, type: string): string {
+  const charset = charsetOf(type);
+  if (charset === undefined || UTF8.has(charset)) {
+    const text = body.toString('utf8');
+    // Only a string holding U+FFFD can be a replacement; a real U+FFFD is written ef bf bd.
+    if (text.includes('\uFFFD') && !isUtf8(body)) throw notUtf8(body, text, 'the body');
+    return text;
+  }
+  try {
+    return decoderOf(charset).decode(body);
+  } catch (e) {
+    if (e instanceof BodyNotText) throw e;
+    throw new BodyNotText(400, `the body is not ${charset}, which its Content-Type says it is`);
+  }
+}
+
+/** Decodes a streamed body chunk by chunk: a character cut between two chunks is read whole. */
+export class StreamText {
+  private readonly decoder: TextDecoder;
+
+  constructor(
+    type: string,
+    private readonly charset = charsetOf(type) ?? 'utf-8',
+  ) {
+    this.decoder = decoderOf(this.charset);
+  }
+
+  write(chunk: Buffer): string {
+    try {
+      return this.decoder.decode(chunk, { stream: true });
+    } catch {
+      throw new BodyNotText(400, `the body is not ${UTF8.has(this.charset) ? 'UTF-8' : this.charset}, which its Content-Type says it is (or it ends inside a character)`);
+    }
+  }
+
+  end(): string {
+    try {
+      return this.decoder.decode();
+    } catch {
+      throw new BodyNotText(400, 'the body ends inside a character');
+    }
+  }
+}
