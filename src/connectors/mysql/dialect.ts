@@ -12,6 +12,10 @@ let listings = 0;
 /** Access denied; you need the PROCESS privilege. */
 const ER_SPECIFIC_ACCESS_DENIED = 1227;
 
+/** A column definition of bridge's own VARCHAR or TEXT type (createTable), up to the end of its type. */
+const NO_PAD_TEXT = /^(`(?:[^`]|``)*` (?:VARCHAR\(\d+\)|(?:TINY|MEDIUM|LONG)?TEXT))(?= |$)/;
+const NO_PAD = '/*M!100202 COLLATE utf8mb4_nopad_bin */';
+
 export class MysqlDialect extends Dialect {
   override readonly binder = new MysqlBinder();
   readonly maxParams = 65535;
@@ -197,8 +201,17 @@ export class MysqlDialect extends Dialect {
     return `GENERATED ALWAYS AS (${expr}) ${stored ? 'STORED' : 'VIRTUAL'}`;
   }
 
+  /**
+   * utf8mb4_bin pads: it compares 'a ' equal to 'a', so of two PostgreSQL keys that differ by
+   * trailing spaces one was refused as a duplicate. MariaDB 10.2.2+ runs what `/*M!100202 … *\/`
+   * holds (MySQL and older MariaDB skip it): there VARCHAR and TEXT columns take utf8mb4_nopad_bin,
+   * which compares every character as PostgreSQL and SQLite do. Per column, since MariaDB refuses
+   * a second table COLLATE; CHAR is left padding (it drops trailing spaces anyway). On MySQL
+   * (no NO PAD utf8mb4 collation MariaDB also knows) trailing spaces still pad.
+   */
   override createTable(table: string, defs: string[]): string[] {
-    return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (${defs.join(', ')}) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`];
+    const cols = defs.map((d) => d.replace(NO_PAD_TEXT, `$1 ${NO_PAD}`));
+    return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (${cols.join(', ')}) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`];
   }
 
   createQueueTable(table: string): string[] {
