@@ -88,4 +88,23 @@ describe('statements within max_allowed_packet', () => {
     expect(got[0]!.metadata['bridge.error']).toMatch(/field payload is \d[\d,]* bytes in an INSERT: .*max_allowed_packet/);
     await my.exec('DROP TABLE IF EXISTS pk_queue');
   }, 60_000);
+
+  it('insert_query (noticed in stop 45 and left then): 2,000 rows of 32 KB land in multi-row statements cut to fit, and a value over the limit is dead-lettered naming its token', async () => {
+    await my.exec('DROP TABLE IF EXISTS pk_tokens; CREATE TABLE pk_tokens (id int PRIMARY KEY, doc longtext)');
+    const q = encodeURIComponent('INSERT INTO pk_tokens (id, doc) VALUES (${payload:id}, ${payload:doc})');
+    const r = await bridge(['copy', `${PG_URL}?table=pk_docs`, `${MARIADB_URL}?table=pk_tokens&insert_query=${q}`, '--progress', 'none']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/retry/);
+    expect(await sums(my, 'pk_tokens')).toEqual(await sums(pg, 'pk_docs'));
+    await my.exec('DROP TABLE IF EXISTS pk_tokens; CREATE TABLE pk_tokens (id int PRIMARY KEY, doc longtext)');
+    const dead = path.join(dir, 'pk_tokens.dead.ndjson');
+    const huge = await bridge(['copy', `${PG_URL}?table=pk_huge`, `${MARIADB_URL}?table=pk_tokens&insert_query=${q}`, '--dead-letter', `file://${dead}`, '--progress', 'none']);
+    expect(huge.exitCode, huge.stderr).toBe(0);
+    expect(huge.stderr).not.toMatch(/retry/);
+    expect(Number((await my.rows('SELECT count(*) AS n FROM pk_tokens'))[0]!.n)).toBe(599);
+    const got = parseLines(readFileSync(dead, 'utf8')) as { payload: { id: number }; metadata: Record<string, string> }[];
+    expect(got.map((g) => g.payload.id)).toEqual([300]);
+    expect(got[0]!.metadata['bridge.error']).toMatch(/field payload:doc is \d[\d,]* bytes in an INSERT: .*max_allowed_packet/);
+    await my.exec('DROP TABLE IF EXISTS pk_tokens');
+  }, 90_000);
 });
