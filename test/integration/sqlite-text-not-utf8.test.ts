@@ -29,6 +29,8 @@ beforeAll(async () => {
     CREATE TABLE cut (id INTEGER PRIMARY KEY, body TEXT);
     INSERT INTO cut VALUES (1, CAST(x'f09f98' AS TEXT) || 'z');
     CREATE VIEW notes_view AS SELECT id, body FROM notes;
+    CREATE TABLE outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, locked_until TEXT, created_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
+    INSERT INTO outbox (payload) VALUES ('{"s":"' || CAST(x'efbfbd' AS TEXT) || '"}');
   `);
   pg = await postgres();
   await pg.exec('DROP TABLE IF EXISTS utf8_notes, utf8_marks, utf8_cut');
@@ -95,5 +97,11 @@ describe('SQLite text whose bytes are not UTF-8', () => {
       { id: 1, body: '\uFFFD' },
       { id: 2, body: 'x\uFFFD(' },
     ]);
+  });
+
+  it('a queue drained by lease (UPDATE … RETURNING, a statement that cannot be read again) takes a real U+FFFD as it is', async () => {
+    const r = await bridge(['copy', `sqlite://${srcFile}?table=outbox&delete_after_read=true`, '-', '--progress', 'none']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(lines(r.stdout).map((l) => JSON.parse(l))).toEqual([{ s: '\uFFFD' }]);
   });
 });

@@ -50,7 +50,8 @@ export class SqliteConnection implements SqlConnection {
     const args = params.map(bindable);
     if (stmt.reader) {
       const rows = stmt.raw(true).safeIntegers(true).all(...args) as unknown[][];
-      const cells = suspectCells(rows);
+      // A statement that writes (UPDATE … RETURNING of a lease) cannot be read again: its values are taken as read.
+      const cells = stmt.readonly ? suspectCells(rows) : [];
       if (cells.length > 0) refuseReplaced(rows, cells, this.asBytes(sql, stmt.columns().length, args), (j) => stmt.columns()[j]!);
       return { rows, fields: stmt.columns().map((c) => ({ name: c.name, ...sqliteType(c.type) })), affected: 0 };
     }
