@@ -32,6 +32,21 @@ const written = (file: string): unknown[] => {
   }
 };
 
+/** A chunked request over a raw socket, each part its own chunk, 150 ms apart (so they arrive apart); the status it was answered. */
+async function chunked(port: number, type: string, parts: Buffer[]): Promise<string> {
+  const sock = await rawSocket(port);
+  sock.sock.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+  for (const part of parts) {
+    sock.sock.write(`${part.length.toString(16)}\r\n`);
+    sock.sock.write(Buffer.concat([part, Buffer.from('\r\n')]));
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  sock.sock.write('0\r\n\r\n');
+  await waitFor(async () => /HTTP\/1\.1 \d{3}/.test(sock.received()), 10_000, 20);
+  sock.sock.destroy();
+  return /HTTP\/1\.1 (\d{3})/.exec(sock.received())![1]!;
+}
+
 beforeAll(async () => {
   s = await serve(`file://${out}`);
   streamed = await serve(`file://${streamedOut}`, 'receive_streamable=true');
@@ -43,19 +58,9 @@ afterAll(async () => {
 
 describe('serve: text bodies in their charset', () => {
   it('a streamed NDJSON request whose chunks cut "é" between its two bytes lands as "é"', async () => {
-    const sock = await rawSocket(streamed.port);
-    sock.sock.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n');
     const first = Buffer.from('{"s":"caf\u00e9"}\n{"s":"d\u00e9j\u00e0 vu"}\n', 'utf8');
     const cut = first.indexOf(0xa9, first.indexOf(0xa9) + 1); // between c3 and a9 of the second 'é'
-    for (const part of [first.subarray(0, cut), first.subarray(cut)]) {
-      sock.sock.write(`${part.length.toString(16)}\r\n`);
-      sock.sock.write(Buffer.concat([part, Buffer.from('\r\n')]));
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    sock.sock.write('0\r\n\r\n');
-    await waitFor(async () => /HTTP\/1\.1 \d{3}/.test(sock.received()), 10_000, 20);
-    expect(sock.received()).toMatch(/^HTTP\/1\.1 204/);
-    sock.sock.destroy();
+    expect(await chunked(streamed.port, 'application/x-ndjson', [first.subarray(0, cut), first.subarray(cut)])).toBe('204');
     await waitFor(async () => written(streamedOut).length >= 2, 10_000, 20);
     expect(written(streamedOut)).toEqual([{ s: 'caf\u00e9' }, { s: 'd\u00e9j\u00e0 vu' }]);
   });
@@ -113,5 +118,21 @@ describe('serve: text bodies in their charset', () => {
     expect(ok.statusCode).toBe(204);
     await waitFor(async () => written(out).length > before, 10_000, 20);
     expect(written(out).slice(before)).toEqual(['caf\u00e9']);
+  });
+
+  it('a streamed request declared charset=us-ascii holding UTF-8 is read as UTF-8 (TextDecoder would read the label as windows-1252: "cafÃ©")', async () => {
+    const before = written(streamedOut).length;
+    const r = await post(streamed.url, Buffer.from('{"s":"caf\u00e9"}\n', 'utf8'), 'application/x-ndjson; charset=us-ascii');
+    expect(r.statusCode).toBe(204);
+    await waitFor(async () => written(streamedOut).length > before, 10_000, 20);
+    expect(written(streamedOut).slice(before)).toEqual([{ s: 'caf\u00e9' }]);
+  });
+
+  it('a streamed text/plain body (one message per chunk) whose chunks cut "é" is read across them, not refused', async () => {
+    const before = written(streamedOut).length;
+    const all = Buffer.from('d\u00e9j\u00e0', 'utf8');
+    expect(await chunked(streamed.port, 'text/plain', [all.subarray(0, 2), all.subarray(2)])).toBe('204');
+    await waitFor(async () => written(streamedOut).length >= before + 2, 10_000, 20);
+    expect(written(streamedOut).slice(before)).toEqual(['d', '\u00e9j\u00e0']);
   });
 });

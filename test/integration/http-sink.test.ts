@@ -15,7 +15,7 @@ interface Seen {
   headers: http.IncomingHttpHeaders;
   body: Buffer;
 }
-type Answer = (seen: Seen, n: number) => { status: number; body?: string; type?: string; delayMs?: number; headers?: Record<string, string> };
+type Answer = (seen: Seen, n: number) => { status: number; body?: string | Buffer; type?: string; delayMs?: number; headers?: Record<string, string> };
 
 const dir = tempDir();
 let certs: Certs;
@@ -163,6 +163,22 @@ describe('HTTP publisher', () => {
     expect(new Set(sse.map((x) => x.metadata.correlation_id))).toEqual(new Set([requestIds[1]]));
     expect(sse[0]!.metadata.correlation_id).toMatch(/^[0-9a-f]{32}$/);
     expect(new Set(got.map((x) => x.metadata.http_stream_id)).size).toBe(2);
+  });
+
+  it('a streamed answer is read in its charset; one not in it rejects its message (exit 4) instead of being retried with its items written again', async () => {
+    const t = await target((s) => {
+      const i = JSON.parse(s.body.toString()).i as number;
+      if (i === 0) return { status: 200, type: 'application/x-ndjson; charset=iso-8859-1', body: Buffer.from('{"s":"caf\u00e9"}\n', 'latin1') };
+      return { status: 200, type: 'application/x-ndjson', body: Buffer.concat([Buffer.from('{"row":1}\n{"s":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n')]) };
+    });
+    const items = path.join(dir, 'charset-items.ndjson');
+    const r = await bridge(['copy', fixture('charset.ndjson', 2), `${t.url}/?stream_response_to=${encodeURIComponent(`file://${items}`)}&batch_concurrency=1`, '-q']);
+    expect(r.exitCode, r.stderr).toBe(4);
+    expect(r.stderr).toMatch(/streamed answer: the body is not UTF-8/);
+    expect(r.stderr).not.toMatch(/retry/);
+    expect(t.seen).toHaveLength(2);
+    const got = parseLines(readFileSync(items, 'utf8')) as { payload: unknown }[];
+    expect(got.map((x) => x.payload)).toEqual([{ s: 'caf\u00e9' }, '']);
   });
 
   it('request_timeout_ms bounds each request; copy gives up after --max-retries with exit 3', async () => {

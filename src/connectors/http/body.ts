@@ -78,16 +78,20 @@ export class ItemSplitter {
   constructor(
     private readonly format: StreamFormat,
     private readonly push: (item: string | Buffer) => Promise<void> | void,
-    /** Lines and events are read in the body's charset across chunks (a character may be cut between two). */
-    private readonly text: StreamText = new StreamText(''),
+    /**
+     * Lines and events, and the chunks of a text body, are read in the body's charset across
+     * chunks (a character may be cut between two); without it chunks stay bytes.
+     */
+    private readonly text: StreamText | undefined = format === 'chunks' ? undefined : new StreamText(''),
   ) {}
 
   async write(chunk: Buffer): Promise<void> {
     if (this.format === 'chunks') {
-      if (chunk.length) await this.push(chunk);
+      const item = this.text ? this.text.write(chunk) : chunk;
+      if (item.length) await this.push(item);
       return;
     }
-    this.rest += this.text.write(chunk);
+    this.rest += this.text!.write(chunk);
     let nl: number;
     while ((nl = this.rest.indexOf('\n')) >= 0) {
       const line = this.rest.slice(0, nl).replace(/\r$/, '');
@@ -97,7 +101,12 @@ export class ItemSplitter {
   }
 
   async end(): Promise<void> {
-    if (this.format !== 'chunks') this.rest += this.text.end();
+    const last = this.text?.end() ?? '';
+    if (this.format === 'chunks') {
+      if (last) await this.push(last);
+      return;
+    }
+    this.rest += last;
     if (this.rest !== '') await this.line(this.rest.replace(/\r$/, ''));
     this.rest = '';
     if (this.format === 'sse') await this.line('');

@@ -1,7 +1,7 @@
 import { isBridgeError } from '../../core/errors.js';
 import { Message } from '../../core/message.js';
 import { pathOf } from './admission.js';
-import { decodeText } from './text-body.js';
+import { decodeText, isTextType } from './text-body.js';
 import type { Outcome, Req } from './responder.js';
 
 /** What every message of one request shares: whether bodies are text, and the metadata. */
@@ -9,7 +9,7 @@ function shapeOf(req: Req): { text: boolean; type: string; meta: Record<string, 
   const type = String(req.headers['content-type'] ?? '');
   const meta: Record<string, string> = { 'http.method': String(req.method), 'http.path': pathOf(req) };
   if (type) meta['http.content_type'] = type;
-  return { text: /json|text|ndjson|event-stream/i.test(type) || type === '', type, meta };
+  return { text: isTextType(type), type, meta };
 }
 
 /** A text body read in its charset (text-body.ts: BodyNotText when it is not in it); bytes stay bytes. */

@@ -209,7 +209,7 @@ export class HttpSink implements Sink {
       const format = streamFormat(type);
       if (this.stream && format !== 'chunks') {
         clearTimeout(timer);
-        await streamItems(this.stream, m, res.body as AsyncIterable<Buffer>, format);
+        await streamItems(this.stream, m, res.body as AsyncIterable<Buffer>, format, type);
         this.stalls.answered();
         return undefined;
       }

@@ -4,7 +4,7 @@ import { endedByClient, ItemSplitter, RequestCancelled, streamFormat } from './b
 import { BodyTooLarge } from './codecs.js';
 import type { RequestQueue } from './request-queue.js';
 import { messagesOf } from './request-message.js';
-import { BodyNotText, StreamText } from './text-body.js';
+import { BodyNotText, isTextType, StreamText } from './text-body.js';
 import type { Outcome, Req, Res, Responder } from './responder.js';
 
 /** What a streamed request needs from the HTTP source. */
@@ -39,9 +39,10 @@ export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: b
     } else pending.push(s.queue.wait(m, f.request_timeout_ms));
   };
   const type = String(req.headers['content-type'] ?? '');
-  let text: StreamText;
+  let text: StreamText | undefined;
   try {
-    text = new StreamText(type);
+    const format = streamFormat(type);
+    text = format !== 'chunks' || isTextType(type) ? new StreamText(type) : undefined;
   } catch (e) {
     if (e instanceof BodyNotText) return r.error(req, res, e.status, e.message);
     throw e;
@@ -69,9 +70,11 @@ export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: b
     await splitter.end();
   } catch (e) {
     if (e instanceof RequestCancelled || (req as { aborted?: boolean }).aborted) return r.cancelled(req);
-    // The rest of a refused body is read and dropped, as readBody does past max_body_bytes.
+    // The rest of a refused body is read and dropped, as readBody does past max_body_bytes, until
+    // the answer is out: then an HTTP/1.1 connection closes, or an endless stream would be read forever.
     (req as Readable).resume();
-    return r.error(req, res, e instanceof BodyTooLarge ? 413 : e instanceof BodyNotText ? e.status : 400, (e as Error).message);
+    const close: Record<string, string> = (req as { httpVersionMajor?: number }).httpVersionMajor === 1 ? { connection: 'close' } : {};
+    return r.error(req, res, e instanceof BodyTooLarge ? 413 : e instanceof BodyNotText ? e.status : 400, (e as Error).message, undefined, close);
   }
   if (f.fire_and_forget) return r.send(req, res, 202, JSON.stringify({ messages: n }), { 'content-type': 'application/json' });
   const outcomes = await Promise.all(pending);

@@ -43,6 +43,9 @@ function unknownCharset(charset: string): never {
   throw new BodyNotText(415, `charset ${charset} is not one the listener can read; send UTF-8 (or another charset of the WHATWG Encoding standard)`);
 }
 
+/** Whether a body of this Content-Type is text (read in its charset) rather than bytes: JSON, text, NDJSON, SSE, or no type. */
+export const isTextType = (type: string): boolean => type === '' || /json|text|ndjson|event-stream/i.test(type);
+
 /** A whole text body as a string, exactly, or BodyNotText. */
 export function decodeText(body: Buffer, type: string): string {
   const charset = charsetOf(type);
@@ -64,10 +67,12 @@ export function decodeText(body: Buffer, type: string): string {
 export class StreamText {
   private readonly decoder: TextDecoder;
 
-  constructor(
-    type: string,
-    private readonly charset = charsetOf(type) ?? 'utf-8',
-  ) {
+  private readonly charset: string;
+
+  constructor(type: string) {
+    const cs = charsetOf(type);
+    // us-ascii is UTF-8's first half: TextDecoder would read the label as windows-1252.
+    this.charset = cs === undefined || UTF8.has(cs) ? 'utf-8' : cs;
     this.decoder = decoderOf(this.charset);
   }
 
@@ -75,7 +80,7 @@ export class StreamText {
     try {
       return this.decoder.decode(chunk, { stream: true });
     } catch {
-      throw new BodyNotText(400, `the body is not ${UTF8.has(this.charset) ? 'UTF-8' : this.charset}, which its Content-Type says it is (or it ends inside a character)`);
+      throw new BodyNotText(400, `the body is not ${this.charset === 'utf-8' ? 'UTF-8' : this.charset}, which its Content-Type says it is; send it so, or name its charset in Content-Type`);
     }
   }
 
