@@ -1,6 +1,7 @@
 import { MysqlBinder } from './bind.js';
 import { Dialect } from '../sql/dialect.js';
 import type { TransactionListing } from '../sql/position/transaction-watch.js';
+import { noPadColumns, noPadType } from './no-pad.js';
 import { standardAlter, type AlterColumn } from '../sql/write/alter-column.js';
 import { fitKey } from './key-fit.js';
 import type { ColumnInfo, KeyColumn, LogicalType, SqlConnection, TableInfo } from '../sql/types.js';
@@ -11,10 +12,6 @@ import { mysqlAttributes, mysqlColumnType, mysqlType } from './types.js';
 let listings = 0;
 /** Access denied; you need the PROCESS privilege. */
 const ER_SPECIFIC_ACCESS_DENIED = 1227;
-
-/** A column definition of bridge's own VARCHAR or TEXT type (createTable), up to the end of its type. */
-const NO_PAD_TEXT = /^(`(?:[^`]|``)*` (?:VARCHAR\(\d+\)|(?:TINY|MEDIUM|LONG)?TEXT))(?= |$)/;
-const NO_PAD = '/*M!100202 COLLATE utf8mb4_nopad_bin */';
 
 export class MysqlDialect extends Dialect {
   override readonly binder = new MysqlBinder();
@@ -201,17 +198,9 @@ export class MysqlDialect extends Dialect {
     return `GENERATED ALWAYS AS (${expr}) ${stored ? 'STORED' : 'VIRTUAL'}`;
   }
 
-  /**
-   * utf8mb4_bin pads: it compares 'a ' equal to 'a', so of two PostgreSQL keys that differ by
-   * trailing spaces one was refused as a duplicate. MariaDB 10.2.2+ runs what `/*M!100202 … *\/`
-   * holds (MySQL and older MariaDB skip it): there VARCHAR and TEXT columns take utf8mb4_nopad_bin,
-   * which compares every character as PostgreSQL and SQLite do. Per column, since MariaDB refuses
-   * a second table COLLATE; CHAR is left padding (it drops trailing spaces anyway). On MySQL
-   * (no NO PAD utf8mb4 collation MariaDB also knows) trailing spaces still pad.
-   */
+  /** Text columns NO PAD on MariaDB (no-pad.ts): 'a' and 'a ' are two keys, as in PostgreSQL. */
   override createTable(table: string, defs: string[]): string[] {
-    const cols = defs.map((d) => d.replace(NO_PAD_TEXT, `$1 ${NO_PAD}`));
-    return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (${cols.join(', ')}) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`];
+    return [`CREATE TABLE IF NOT EXISTS ${this.table(table)} (${noPadColumns(defs).join(', ')}) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`];
   }
 
   createQueueTable(table: string): string[] {
@@ -250,7 +239,8 @@ export class MysqlDialect extends Dialect {
 
   /** MODIFY restates the whole column: its NULL-ness goes with the new type. */
   override alterColumn(table: string, c: AlterColumn): string | undefined {
+    if (c.op === 'add') return standardAlter(this, table, { ...c, type: noPadType(c.type) });
     if (c.op !== 'type') return standardAlter(this, table, c);
-    return `ALTER TABLE ${this.table(table)} MODIFY COLUMN ${this.quote(c.column)} ${c.type}${c.nullable ? ' NULL' : ' NOT NULL'}`;
+    return `ALTER TABLE ${this.table(table)} MODIFY COLUMN ${this.quote(c.column)} ${noPadType(c.type)}${c.nullable ? ' NULL' : ' NOT NULL'}`;
   }
 }

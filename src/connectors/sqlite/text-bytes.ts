@@ -29,7 +29,16 @@ export function suspectCells(rows: readonly unknown[][]): [number, number][] {
  */
 export function bytesSql(sql: string, width: number): string {
   const names = Array.from({ length: width }, (_, i) => `c${i}`);
-  return `WITH bridge_q(${names.join(', ')}) AS (${sql}) SELECT ${names.map((n) => `CAST(${n} AS BLOB)`).join(', ')} FROM bridge_q`;
+  // A statement ending in ';' or a '-- comment' would swallow the closing parenthesis.
+  const body = sql.replace(/[\s;]+$/, '');
+  return `WITH bridge_q(${names.join(', ')}) AS (${body}\n) SELECT ${names.map((n) => `CAST(${n} AS BLOB)`).join(', ')} FROM bridge_q`;
+}
+
+/** Whether the bytes are the text in the database's encoding: UTF-8, or UTF-16 (PRAGMA encoding) in either order. */
+function sameText(bytes: Buffer, text: string): boolean {
+  if (bytes.equals(Buffer.from(text, 'utf8'))) return true;
+  const le = Buffer.from(text, 'utf16le');
+  return bytes.equals(le) || bytes.equals(Buffer.from(le).swap16());
 }
 
 /**
@@ -47,9 +56,9 @@ export function refuseReplaced(
   for (const [i, j] of cells) {
     const text = rows[i]![j] as string;
     const bytes = same ? again[i]![j] : undefined;
-    if (Buffer.isBuffer(bytes) && bytes.equals(Buffer.from(text, 'utf8'))) continue;
+    if (Buffer.isBuffer(bytes) && sameText(bytes, text)) continue;
     const { name, table } = fieldOf(j);
-    const shown = Buffer.isBuffer(bytes) ? ` (bytes ${unreadBytes(bytes, text)})` : '';
+    const shown = Buffer.isBuffer(bytes) ? ` (bytes ${unreadBytes(bytes, text)})` : ' (U+FFFD, and its bytes could not be read again to tell whether they are)';
     // The row, by its first column when that is a number (the rowid or key a reader selects first).
     const first = rows[i]![0];
     const row = j > 0 && (typeof first === 'bigint' || typeof first === 'number') ? ` in the row whose ${fieldOf(0).name} is ${first}` : '';
