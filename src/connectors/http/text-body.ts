@@ -1,6 +1,5 @@
-import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
-import { unreadBytes } from '../../core/utf8.js';
+import { notUtf8 } from '../../core/utf8.js';
 
 /**
  * Text bodies are read in the charset their Content-Type names, UTF-8 without one (RFC 8259 for
@@ -26,10 +25,6 @@ export function charsetOf(type: string): string | undefined {
   return cs === '' ? undefined : cs;
 }
 
-function notUtf8(bytes: Buffer, read: string, what: string): BodyNotText {
-  return new BodyNotText(400, `${what} is not UTF-8 (bytes ${unreadBytes(bytes, read)}); send UTF-8, or name the body's charset in Content-Type`);
-}
-
 /** A decoder for the charset, or a 415 for one the listener cannot read (TextDecoder knows the WHATWG Encoding labels). */
 function decoderOf(charset: string): TextDecoder {
   try {
@@ -51,8 +46,8 @@ export function decodeText(body: Buffer, type: string): string {
   const charset = charsetOf(type);
   if (charset === undefined || UTF8.has(charset)) {
     const text = body.toString('utf8');
-    // Only a string holding U+FFFD can be a replacement; a real U+FFFD is written ef bf bd.
-    if (text.includes('\uFFFD') && !isUtf8(body)) throw notUtf8(body, text, 'the body');
+    const bad = notUtf8(body, text);
+    if (bad !== undefined) throw new BodyNotText(400, `the body is not UTF-8 (bytes ${bad}); send UTF-8, or name the body's charset in Content-Type`);
     return text;
   }
   try {

@@ -1,23 +1,12 @@
-import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
-import { unreadBytes } from '../../core/utf8.js';
-
-/**
- * A line decoded with U+FFFD in it whose bytes are not UTF-8: toString('utf8') put U+FFFD in place
- * of the bytes it could not read (a Latin-1 'café' became 'caf\uFFFD' and was copied, exit 0).
- * Returns the bytes from the first bad one, as hex, or undefined for a line that is UTF-8.
- */
-function badBytes(line: Buffer, text: string): string | undefined {
-  if (!text.includes('\uFFFD') || isUtf8(line)) return undefined;
-  return unreadBytes(line, text);
-}
+import { notUtf8 } from '../../core/utf8.js';
 
 /** Pulls lines out of a byte stream on demand, so reading stops when the pipeline stops asking. */
 export class LineReader {
   private readonly iter: AsyncIterator<Buffer>;
   private pending: Buffer[] = [];
   private lines: string[] = [];
-  /** Numbers of the lines read so far that are not UTF-8, with their bad bytes (badBytes). */
+  /** Numbers of the lines read so far that are not UTF-8, with their bad bytes (notUtf8). */
   private readonly notUtf8 = new Map<number, string>();
   private pushed = 0;
   /** For the line next() returned last: its bytes from the first that is not UTF-8, or undefined. */
@@ -73,7 +62,8 @@ export class LineReader {
   private push(line: Buffer): void {
     const text = line.toString('utf8');
     this.pushed++;
-    const bad = badBytes(line, text);
+    // toString put U+FFFD in place of bytes that are not UTF-8 (a Latin-1 'café' became 'caf\uFFFD' and was copied, exit 0).
+    const bad = notUtf8(line, text);
     if (bad !== undefined) this.notUtf8.set(this.pushed, bad);
     this.lines.push(stripCr(text));
   }
