@@ -18,7 +18,7 @@ export function sqliteCases(): Case[] {
     { col: 'c_dec', ddl: 'DECIMAL(10,2)', family: 'decimal', values: ['30.00', '0.1', '1.005', '12345678.9', '-0.5', '1e40', '1e-40'] },
     { col: 'c_dec65', ddl: 'DECIMAL(65,30)', family: 'decimal', values: ['1e35', '0.1', '12345678901234567890'] },
     { col: 'c_bool', ddl: 'BOOLEAN', family: 'bool', values: ['0', '1', '2'] },
-    { col: 'c_json', ddl: 'JSON', family: 'json', values: ["'{\"a\":30.00}'", "'[1,2]'", "'\"s\"'", "'1.5'"] },
+    { col: 'c_json', ddl: 'JSON', family: 'json', values: ["'{\"a\":30.00}'", "'[1,2]'", "'\"s\"'", "'1.5'", "'not json'"] },
     { col: 'c_dt', ddl: 'DATETIME', family: 'timestamp', values: values(["'2024-01-02 03:04:05'", "'2024-01-02T03:04:05.123Z'", '1700000000'], timestampArb(3), q, 56) },
   ];
 }

@@ -78,6 +78,8 @@ function json(s: Side, d: Side, v: Verdict): void {
   const normalises = d.col.variant === 'jsonb';
   if (st === 'json' || st === 'text' || st === 'uuid' || TEMPORAL.has(st)) {
     if (st !== 'json') v.rejects.push('text that is not JSON');
+    // A SQLite column declared JSON is not checked (one made with CHECK (json_valid(…)) is, and has TEXT affinity).
+    else if (s.col.affinity !== undefined && s.col.affinity !== 'text') v.rejects.push('text that is not JSON (SQLite does not check a column declared JSON)');
     if (normalises && s.col.variant !== 'jsonb') {
       v.lossy.push('jsonb normalises documents (whitespace, key order, duplicate keys, number spelling)');
       if (s.binder.textNul || st === 'json') v.rejects.push('\\u0000, which jsonb cannot store');

@@ -1,5 +1,6 @@
 import { toRfc3339 } from './render.js';
 import type { Binder } from './bind.js';
+import { isJson } from '../../../core/json-exact.js';
 import type { RawField } from '../../../core/json-fields.js';
 import type { ColumnInfo, LogicalType } from '../types.js';
 
@@ -74,7 +75,9 @@ export function familyOf(native: unknown, src: SourceColumn | undefined): Logica
   if (typeof native === 'bigint') return src.type === 'decimal' || src.type === 'bool' ? src.type : 'bigint';
   if (typeof native === 'number') return src.type === 'decimal' ? 'decimal' : 'float';
   if (Buffer.isBuffer(native)) return 'bytes';
-  return src.type !== undefined && (TEXTUAL.has(src.type) || src.type === 'json') ? src.type : 'text';
+  // SQLite does not check a column declared JSON: text there that does not parse is text ('abc' was the document "abc").
+  if (src.type === 'json') return typeof native === 'string' && !isJson(native) ? 'text' : 'json';
+  return src.type !== undefined && TEXTUAL.has(src.type) ? src.type : 'text';
 }
 
 export type Typed = (f: RawField, fam: LogicalType | undefined, native: unknown) => unknown;
