@@ -21,7 +21,10 @@ export interface StreamIntake {
 /**
  * receive_streamable: one message per NDJSON line, SSE event or chunk, read as the body arrives.
  * Answered 204 once every item is confirmed (202 at once with fire_and_forget); the first failed
- * item's status otherwise.
+ * item's status otherwise. Items are written as they arrive, so a failed request may have written
+ * some: its answer waits for every item that became a message and says how many were written
+ * (x-bridge-messages-written, and `written` in the JSON body) and which failed, so that a client
+ * neither retries what landed nor takes it for lost.
  */
 export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: bigint | undefined): Promise<void> {
   const r = s.responder;
@@ -74,11 +77,28 @@ export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: b
     // the answer is out: then an HTTP/1.1 connection closes, or an endless stream would be read forever.
     (req as Readable).resume();
     const close: Record<string, string> = (req as { httpVersionMajor?: number }).httpVersionMajor === 1 ? { connection: 'close' } : {};
-    return r.error(req, res, e instanceof BodyTooLarge ? 413 : e instanceof BodyNotText ? e.status : 400, (e as Error).message, undefined, close);
+    const status = e instanceof BodyTooLarge ? 413 : e instanceof BodyNotText ? e.status : 400;
+    if (f.fire_and_forget) return r.error(req, res, status, (e as Error).message, undefined, close);
+    return partial(r, req, res, await Promise.all(pending), { status, error: (e as Error).message }, close);
   }
   if (f.fire_and_forget) return r.send(req, res, 202, JSON.stringify({ messages: n }), { 'content-type': 'application/json' });
   const outcomes = await Promise.all(pending);
-  const failed = outcomes.find((o): o is { status: number; error: string } => 'status' in o);
-  if (failed) return r.error(req, res, failed.status, failed.error);
+  if (outcomes.some((o) => 'status' in o)) return partial(r, req, res, outcomes);
   return r.send(req, res, 204, undefined, { 'x-bridge-messages': String(n) });
+}
+
+type Failed = { status: number; error: string };
+
+/**
+ * The answer to a streamed request not wholly written: the status of what stopped it (the body
+ * refused part-way, or else its first failed item), with what was written and what failed.
+ */
+function partial(r: Responder, req: Req, res: Res, outcomes: Outcome[], stopped?: Failed, headers: Record<string, string> = {}): Promise<void> {
+  const failedItems: number[] = [];
+  outcomes.forEach((o, i) => 'status' in o && failedItems.push(i + 1));
+  const written = outcomes.length - failedItems.length;
+  const first = failedItems.length ? (outcomes[failedItems[0]! - 1] as Failed) : undefined;
+  const cause = stopped ?? { status: first!.status, error: `item ${failedItems[0]} of ${outcomes.length}: ${first!.error}` };
+  const body = { error: cause.error, message_id: null, items: outcomes.length, written, failed_items: failedItems.slice(0, 100) };
+  return r.send(req, res, cause.status, JSON.stringify(body), { 'content-type': 'application/json', 'x-bridge-messages-written': String(written), ...headers });
 }
