@@ -1,7 +1,8 @@
 import { isBridgeError } from '../../core/errors.js';
 import { Message } from '../../core/message.js';
 import { pathOf } from './admission.js';
-import { decodeText, isTextType } from './text-body.js';
+import { streamFormat } from './body.js';
+import { declaresJson, decodeText, isTextType, mustBeJson } from './text-body.js';
 import type { Outcome, Req } from './responder.js';
 
 /** What every message of one request shares: whether bodies are text, and the metadata. */
@@ -18,13 +19,22 @@ const bodyOf = (body: string | Buffer, text: boolean, type: string): string | Bu
 /** A request body as a message: text for text-like types, bytes otherwise. */
 export function requestMessage(body: string | Buffer, req: Req, id: bigint | undefined): Message {
   const { text, type, meta } = shapeOf(req);
-  return new Message(bodyOf(body, text, type), meta, undefined, id);
+  const payload = bodyOf(body, text, type);
+  if (typeof payload === 'string' && declaresJson(type)) mustBeJson(payload, `the body is declared ${type.split(';')[0]!.trim()} but`);
+  return new Message(payload, meta, undefined, id);
 }
 
-/** The messages of one streamed request: its shape worked out once, each item with its own metadata. */
+/** The messages of one streamed request: its shape worked out once, each item with its own metadata; each line of NDJSON must be JSON. */
 export function messagesOf(req: Req): (body: string | Buffer, id: bigint | undefined) => Message {
   const { text, type, meta } = shapeOf(req);
-  return (body, id) => new Message(bodyOf(body, text, type), { ...meta }, undefined, id);
+  const lines = streamFormat(type) === 'ndjson';
+  let n = 0;
+  return (body, id) => {
+    const payload = bodyOf(body, text, type);
+    n++;
+    if (lines && typeof payload === 'string') mustBeJson(payload, `line ${n} of the NDJSON stream (blank lines not counted)`);
+    return new Message(payload, { ...meta }, undefined, id);
+  };
 }
 
 /** decisions §7: 422 for a rejection, 502 for a transient sink failure. */

@@ -41,6 +41,18 @@ function unknownCharset(charset: string): never {
 /** Whether a body of this Content-Type is text (read in its charset) rather than bytes: JSON, text, NDJSON, SSE, or no type. */
 export const isTextType = (type: string): boolean => type === '' || /json|text|ndjson|event-stream/i.test(type);
 
+/** application/json and the +json types (problem+json, ld+json…): one JSON document, not NDJSON or JSON text sequences. */
+export const declaresJson = (type: string): boolean => /^\s*application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i.test(type);
+
+/** A 400 naming `what` unless `text` is one JSON document: a body that says it is JSON and is not was taken as text. */
+export function mustBeJson(text: string, what: string): void {
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    throw new BodyNotText(400, `${what} is not JSON (${(e as Error).message}); send valid JSON, or another Content-Type for text`);
+  }
+}
+
 /** A whole text body as a string, exactly, or BodyNotText. */
 export function decodeText(body: Buffer, type: string): string {
   const charset = charsetOf(type);
@@ -48,7 +60,8 @@ export function decodeText(body: Buffer, type: string): string {
     const text = body.toString('utf8');
     const bad = notUtf8(body, text);
     if (bad !== undefined) throw new BodyNotText(400, `the body is not UTF-8 (bytes ${bad}); send UTF-8, or name the body's charset in Content-Type`);
-    return text;
+    // A leading byte order mark is the encoding's signature, not text: TextDecoder (streamed bodies, other charsets) drops it too.
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
   try {
     return decoderOf(charset).decode(body);
