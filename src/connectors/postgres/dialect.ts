@@ -96,6 +96,9 @@ export class PostgresDialect extends Dialect {
     return withUniques({ exists: true, columns, primaryKey, uniqueSets: [...sets.values()] });
   }
 
+  // COPY writes the values given for a GENERATED ALWAYS identity column; an INSERT (small batches) refused them with exit 1.
+  override readonly insertOverriding = 'OVERRIDING SYSTEM VALUE ';
+
   override upsertClause(keys: string[], update: string[]): string {
     const k = keys.map((x) => this.quote(x)).join(', ');
     if (update.length === 0) return ` ON CONFLICT (${k}) DO NOTHING`;

@@ -155,7 +155,7 @@ export function nameColumn(e: unknown, sql: string): unknown {
   if (!err?.code || !valueError(err) || typeof err.where !== 'string' || typeof err.message !== 'string') return e;
   let column = /^COPY [^,]+, line \d+, column ([^:]+):/.exec(err.where)?.[1];
   const param = /parameter \$(\d+)/.exec(err.where)?.[1];
-  const list = /^\s*INSERT INTO [^(]+\(([^)]*)\)\s*VALUES/i.exec(sql)?.[1];
+  const list = /^\s*INSERT INTO [^(]+\(([^)]*)\)\s*(?:OVERRIDING SYSTEM VALUE\s+)?VALUES/i.exec(sql)?.[1];
   if (column === undefined && param && list) {
     const cols = list.split(',').map((c) => c.trim().replace(/^"|"$/g, '').replace(/""/g, '"'));
     column = cols[(Number(param) - 1) % cols.length];

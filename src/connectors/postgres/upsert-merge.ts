@@ -31,7 +31,7 @@ export function upsertSql(d: Dialect, table: string, cols: ColumnInfo[], keyName
     `COPY ${tmp} (${list}${deletes ? `, ${flag}` : ''}) FROM STDIN`,
     // One key: `= ANY (ARRAY(…))` is planned as an index scan whatever the planner guesses of the unanalysed temporary table.
     ...(deletes ? [`DELETE FROM ${target} WHERE ${keyNames.length === 1 ? `${keys} = ANY (ARRAY(SELECT ${keys} FROM ${tmp} WHERE ${flag}))` : `(${keys}) IN (SELECT ${keys} FROM ${tmp} WHERE ${flag})`}`] : []),
-    `INSERT INTO ${target} (${list}) SELECT ${list} FROM ${tmp}${deletes ? ` WHERE NOT ${flag}` : ''}${order}${d.upsertClause(keyNames, update)}`,
+    `INSERT INTO ${target} (${list}) ${d.insertOverriding}SELECT ${list} FROM ${tmp}${deletes ? ` WHERE NOT ${flag}` : ''}${order}${d.upsertClause(keyNames, update)}`,
     ...(empty ? [`TRUNCATE ${tmp}`] : []),
   ].join('; ');
 }

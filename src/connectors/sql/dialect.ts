@@ -64,9 +64,12 @@ export abstract class Dialect {
     return '*';
   }
 
+  /** Said between an INSERT's column list and its rows, so that values given for identity columns are written as given (as COPY does). */
+  readonly insertOverriding: string = '';
+
   /** `INSERT … VALUES (…), (…)`, or an upsert of `keys` updating `update` columns. */
   insertRows(table: string, cols: string[], tuples: string[], keys?: string[], update?: string[]): string {
-    const head = `INSERT INTO ${table} (${cols.map((c) => this.quote(c)).join(', ')}) VALUES ${tuples.join(',')}`;
+    const head = `INSERT INTO ${table} (${cols.map((c) => this.quote(c)).join(', ')}) ${this.insertOverriding}VALUES ${tuples.join(',')}`;
     return keys ? head + this.upsertClause(keys, update ?? []) : head;
   }
 
