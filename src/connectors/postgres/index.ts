@@ -1,3 +1,4 @@
+import type { Database } from '../sql/database.js';
 import type { KindDriver } from '../sql/kind.js';
 import type { PoolFactory } from '../sql/pool.js';
 import type { SqlConnection } from '../sql/types.js';
@@ -7,6 +8,12 @@ import { BINARY_KEY_TYPES, inlineParams } from './copy-out.js';
 import { CopyOutStream } from './copy-stream.js';
 import { classifyPg, pgPoolFactory } from './driver.js';
 
+/** Whether the table is a view (one not made yet is not). */
+async function isView(db: Database, table: string): Promise<boolean> {
+  const r = await db.query('SELECT relkind FROM pg_class WHERE oid = to_regclass($1)', [db.dialect.table(table)]);
+  return r.rows[0]?.[0] === 'v';
+}
+
 export const postgresKind: KindDriver = {
   dialect: new PostgresDialect(),
   poolFactory: (ep, warn) => pgPoolFactory(ep, warn) as unknown as PoolFactory<SqlConnection>,
@@ -14,8 +21,9 @@ export const postgresKind: KindDriver = {
   loose: false,
   parseArray: parsePgArray,
   // Its own paths are loaded when a route uses them: COPY writers, ctid paging, change capture.
-  columnsWriter: async (db, o) => new (await import('./columns-copy.js')).PgColumnsWriter(db, o),
-  defaultWriter: async (db, table, payload) => new (await import('./default-copy.js')).PgDefaultWriter(db, table, payload),
+  // COPY refuses a view ("cannot copy to view"), which takes INSERTs: the generic writers' multi-row INSERTs then.
+  columnsWriter: async (db, o) => ((await isView(db, o.table)) ? undefined : new (await import('./columns-copy.js')).PgColumnsWriter(db, o)),
+  defaultWriter: async (db, table, payload) => ((await isView(db, table)) ? undefined : new (await import('./default-copy.js')).PgDefaultWriter(db, table, payload)),
   bulkCopy: async (insert) => {
     const { parseCopyQuery, BulkCopyWriter } = await import('./bulk-copy.js');
     const plan = parseCopyQuery(insert);

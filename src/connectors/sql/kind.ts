@@ -28,9 +28,9 @@ export interface KindDriver {
   /** Parses array text into elements (PostgreSQL). */
   parseArray?: (text: string) => unknown;
   /** columns=auto through the kind's bulk path (PostgreSQL COPY). */
-  columnsWriter?(db: Database, o: ColumnsOptions): Promise<Writer>;
+  columnsWriter?(db: Database, o: ColumnsOptions): Promise<Writer | undefined>;
   /** The default insert through the kind's bulk path (COPY, TDS bulk load). */
-  defaultWriter?(db: Database, table: string, payload: ColumnInfo): Promise<Writer & { warn?: (s: string) => void }>;
+  defaultWriter?(db: Database, table: string, payload: ColumnInfo): Promise<(Writer & { warn?: (s: string) => void }) | undefined>;
   /** bulk_copy=true: the plan is checked before connecting (a config error), the writer made after. */
   bulkCopy?(insert: TokenQuery): Promise<(db: Database) => Writer>;
   /** The longest statement the server takes, in bytes (MySQL/MariaDB max_allowed_packet); none when there is no such limit. */

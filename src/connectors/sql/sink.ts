@@ -150,7 +150,7 @@ export class SqlSink implements Sink {
       onLossy: (n) => ctx.countLossy?.(n),
       warn: ctx.warn,
     };
-    this.writer = driver.columnsWriter ? await driver.columnsWriter(this.db, options) : new ColumnsWriter(this.db, options);
+    this.writer = (await driver.columnsWriter?.(this.db, options)) ?? new ColumnsWriter(this.db, options);
     this.takeRows();
   }
 
