@@ -8,6 +8,7 @@ import type { PoolFactory } from '../sql/pool.js';
 import type { SqlConnection, SqlResult } from '../sql/types.js';
 import { PreparedNames } from './prepared-names.js';
 import { knownOid, pgType } from './types.js';
+import { fixedIdentityReason } from './dialect.js';
 
 type PgModule = typeof import('pg');
 type PgClient = import('pg').Client;
@@ -167,6 +168,8 @@ export function nameColumn(e: unknown, sql: string): unknown {
 /** Classifies a pg error by SQLSTATE class (decisions §9, §10). */
 export function classifyPg(e: unknown, connecting = false): BridgeError {
   const code = (e as { code?: string })?.code ?? '';
+  const fixed = code === '22P02' ? fixedIdentityReason((e as Error).message) : undefined;
+  if (fixed) (e as Error).message = fixed;
   let kind: ErrorKind = 'fatal';
   if (isTlsError(e)) kind = 'connect';
   else if (isNetworkError(e) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('53')) kind = connecting ? 'connect' : 'transient';

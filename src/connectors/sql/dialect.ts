@@ -67,10 +67,10 @@ export abstract class Dialect {
   /** Said between an INSERT's column list and its rows, so that values given for identity columns are written as given (as COPY does). */
   readonly insertOverriding: string = '';
 
-  /** `INSERT … VALUES (…), (…)`, or an upsert of `keys` updating `update` columns. */
-  insertRows(table: string, cols: string[], tuples: string[], keys?: string[], update?: string[]): string {
+  /** `INSERT … VALUES (…), (…)`, or an upsert of `keys` updating `update` columns (`fixed`: see upsertClause). */
+  insertRows(table: string, cols: string[], tuples: string[], keys?: string[], update?: string[], fixed?: string[]): string {
     const head = `INSERT INTO ${table} (${cols.map((c) => this.quote(c)).join(', ')}) ${this.insertOverriding}VALUES ${tuples.join(',')}`;
-    return keys ? head + this.upsertClause(keys, update ?? []) : head;
+    return keys ? head + this.upsertClause(keys, update ?? [], fixed, table) : head;
   }
 
   /** ALTER TABLE for one column change of a mirror bridge keeps in step; undefined where the kind cannot make it. */
@@ -128,8 +128,12 @@ export abstract class Dialect {
     return keysetCompare(this, cols, values, params, '<=');
   }
 
-  /** `ON CONFLICT … DO UPDATE` (or the kind's equivalent) updating `update` columns for rows whose `keys` exist. */
-  abstract upsertClause(keys: string[], update: string[]): string;
+  /**
+   * `ON CONFLICT … DO UPDATE` (or the kind's equivalent) updating `update` columns for rows whose
+   * `keys` exist. `fixed`: those of `update` the database refuses to update (ColumnInfo.fixedIdentity),
+   * in `target` (the table as the statement names it).
+   */
+  abstract upsertClause(keys: string[], update: string[], fixed?: string[], target?: string): string;
 
   /** A placeholder with the cast the kind needs to bind text into `col` exactly. */
   castParam(placeholder: string, _col: ColumnInfo): string {

@@ -58,6 +58,8 @@ export interface ColumnInfo {
    * expression in the kind's own SQL, where introspection can read it.
    */
   generated?: { expr?: string; stored: boolean };
+  /** The database assigns it and refuses updates of it (PostgreSQL GENERATED ALWAYS AS IDENTITY): inserts give it, merges leave it. */
+  fixedIdentity?: boolean;
   /** SQLite's column affinity (the storage class values are converted to on insert). */
   affinity?: 'integer' | 'real' | 'numeric' | 'text' | 'blob';
 }

@@ -207,7 +207,8 @@ export class ColumnsWriter extends StatementWriter {
       for (let k = 0; k < cols.length; k++) t += (k ? ',' : '') + d.castParam(d.param(++p), cols[k]!);
       tuples[r] = t + ')';
     }
-    sql = d.insertRows(d.table(this.o.table), names, tuples, keyNames, update);
+    const fixed = keyNames && cols.filter((c) => c.fixedIdentity && !keyNames.includes(c.name)).map((c) => c.name);
+    sql = d.insertRows(d.table(this.o.table), names, tuples, keyNames, update, fixed);
     if (byCount.size >= 64) byCount.clear();
     byCount.set(count, sql);
     return sql;
