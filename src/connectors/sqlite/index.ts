@@ -9,6 +9,8 @@ export const sqliteKind: KindDriver = {
   poolFactory: (ep) => sqlitePoolFactory(ep) as unknown as PoolFactory<SqlConnection>,
   classify: classifySqlite,
   loose: true,
+  // The generic writers, once the target is one SQLite can write into (a view needs its trigger).
+  columnsWriter: async (db, o) => void (await (await import('./view-target.js')).refuseUnwritableView(db, o.table)),
   schemaExtras: async () => (await import('./schema-extras.js')).sqliteSchemaExtras,
   // A table without a key is paged by its rowid; a view has none, nor a table whose own column is named rowid (it hides it): read by one statement.
   keylessReader: async (db, table, rows, select) => {
