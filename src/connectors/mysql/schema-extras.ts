@@ -1,4 +1,4 @@
-import { ownIndex, foreignKeysToAdd, portableDefault, refAction, translateCheck, renderDefault, type ExtrasPlan, type PortableDefault, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
+import { inUtc, ownIndex, foreignKeysToAdd, portableDefault, refAction, translateCheck, renderDefault, type ExtrasPlan, type PortableDefault, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
 import { splitTableName } from '../sql/identifiers.js';
 import type { ColumnInfo, SqlConnection } from '../sql/types.js';
 import { MysqlDialect } from './dialect.js';
@@ -83,7 +83,8 @@ export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
         if (def === null || def === undefined || /^null$/i.test(String(def))) continue;
         // MariaDB quotes literal strings in COLUMN_DEFAULT; MySQL gives them bare (expressions are marked DEFAULT_GENERATED).
         const text = kind === 'mysql' && !/DEFAULT_GENERATED/i.test(e) && !NUMERIC.test(String(dataType)) ? `'${String(def).replace(/'/g, "''")}'` : String(def);
-        const p = /^'0000-00-00/.test(text) ? undefined : portableDefault(text);
+        // A TIMESTAMP is an instant (read in UTC): its current time goes into a zone-less target as UTC.
+        const p = /^'0000-00-00/.test(text) ? undefined : inUtc(portableDefault(text), String(dataType).toLowerCase() === 'timestamp');
         x.defaults.push({ column: String(col), expr: text, ...(p ? { portable: p } : {}) });
       }
       return x;
@@ -148,7 +149,7 @@ export function mysqlSchemaExtras(kind: 'mysql' | 'mariadb'): SchemaExtras {
         if (hasDefault.has(d.column) || !col) continue;
         // The current time into a column that is not a time here would be kept in another format than the source's.
         const timeless = d.portable && 'now' in d.portable && !/^(date|datetime|timestamp)$/.test(col.data);
-        const value = same ? d.expr : d.portable && !timeless ? renderMy(d.portable, col.data) : undefined;
+        const value = same ? d.expr : d.portable && !timeless ? renderMy(d.portable, col.data, col.type) : undefined;
         if (value === undefined) p.notKept.push(`default of ${d.column}: ${d.expr} (${want.kind} SQL, not translated)`);
         else p.columns.push(`ALTER TABLE ${t} ALTER COLUMN ${q(d.column)} SET DEFAULT ${value}`);
       }
@@ -192,7 +193,17 @@ async function readChecks(conn: SqlConnection, schema: string | null, name: stri
   return rows.filter(([n, clause]) => String(clause) !== `json_valid(${q(String(n))})`).map(([n, clause]) => ({ name: String(n), expr: String(clause) }));
 }
 
-function renderMy(d: PortableDefault, data: string): string {
-  if ('now' in d) return d.now === 'date' || data === 'date' ? '(curdate())' : 'current_timestamp()';
+/**
+ * The current time with the column's fractional digits (current_timestamp() has none: PostgreSQL's
+ * now() gave microseconds), in UTC where the source's is and the column is a zone-less DATETIME:
+ * current_timestamp() is the session's local time, hours off the copied rows on a server not in UTC.
+ */
+function renderMy(d: PortableDefault, data: string, type: string): string {
+  if ('now' in d) {
+    const utc = d.utc === true && data !== 'timestamp';
+    if (d.now === 'date' || data === 'date') return utc ? '(utc_date())' : '(curdate())';
+    const digits = /\((\d)\)/.exec(type)?.[1] ?? '';
+    return utc ? `(utc_timestamp(${digits}))` : `current_timestamp(${digits})`;
+  }
   return renderDefault(d, { timestamp: 'current_timestamp()', date: '(curdate())' }, (b) => (b ? '1' : '0'));
 }

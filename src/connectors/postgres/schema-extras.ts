@@ -1,4 +1,4 @@
-import { ownIndex, foreignKeysToAdd, portableDefault, refAction, translateCheck, renderDefault, type ExtrasPlan, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
+import { inUtc, ownIndex, foreignKeysToAdd, portableDefault, refAction, translateCheck, renderDefault, type ExtrasPlan, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
 import { splitTableName } from '../sql/identifiers.js';
 import type { ColumnInfo, SqlConnection } from '../sql/types.js';
 import { PostgresDialect } from './dialect.js';
@@ -71,7 +71,8 @@ export const pgSchemaExtras: SchemaExtras = {
       // serial is a default of nextval() on a sequence the column owns: a numbering column, like an identity.
       if (ident === 'a' || ident === 'd' || /^nextval\(/.test(String(expr))) x.identity.push(String(col));
       else {
-        const p = PORTABLE_TYPES.test(String(type)) ? portableDefault(String(expr)) : undefined;
+        // now() into timestamptz is an instant: a zone-less target keeps it as UTC, as bridge writes its values.
+        const p = PORTABLE_TYPES.test(String(type)) ? inUtc(portableDefault(String(expr)), /with time zone$/.test(String(type))) : undefined;
         x.defaults.push({ column: String(col), expr: String(expr), ...(p ? { portable: p } : {}) });
       }
     }
@@ -122,7 +123,7 @@ export const pgSchemaExtras: SchemaExtras = {
       const bool = types.get(d.column) === 'boolean';
       // The current time into a column that is not a time here would be kept in another format than the source's.
       const timeless = d.portable && 'now' in d.portable && !/^(date|timestamp)/.test(types.get(d.column)!);
-      const value = same ? sameKindDefault(d.expr, types.get(d.column)!) : d.portable && !timeless && !('number' in d.portable && bool && !/^[01]$/.test(d.portable.number)) ? renderPg(d.portable, bool) : undefined;
+      const value = same ? sameKindDefault(d.expr, types.get(d.column)!) : d.portable && !timeless && !('number' in d.portable && bool && !/^[01]$/.test(d.portable.number)) ? renderPg(d.portable, bool, types.get(d.column)!) : undefined;
       if (value === undefined) p.notKept.push(`default of ${d.column}: ${d.expr} (${want.kind} SQL, not translated)`);
       else p.columns.push(`ALTER TABLE ${t} ALTER COLUMN ${q(d.column)} SET DEFAULT ${value}`);
     }
@@ -173,7 +174,9 @@ async function unreadOf(conn: SqlConnection, reg: string, out: string[]): Promis
   for (const [line] of r.rows) out.push(String(line));
 }
 
-function renderPg(d: NonNullable<TableExtras['defaults'][number]['portable']>, bool: boolean): string {
+function renderPg(d: NonNullable<TableExtras['defaults'][number]['portable']>, bool: boolean, type: string): string {
   if (bool && 'number' in d) return d.number === '1' ? 'true' : 'false';
+  // CURRENT_TIMESTAMP into a zone-less column is the session's local time: not the UTC the copied rows are in.
+  if ('now' in d && d.utc && !/with time zone$/.test(type)) return d.now === 'date' || type === 'date' ? "((now() AT TIME ZONE 'UTC')::date)" : "(now() AT TIME ZONE 'UTC')";
   return renderDefault(d, { timestamp: 'CURRENT_TIMESTAMP', date: 'CURRENT_DATE' }, (b) => String(b));
 }

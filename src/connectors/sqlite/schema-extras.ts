@@ -1,4 +1,4 @@
-import { ownIndex, portableDefault, refAction, type ExtrasPlan, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
+import { inUtc, ownIndex, portableDefault, refAction, type ExtrasPlan, type SchemaExtras, type TableExtras, type TargetName } from '../sql/schema/extras.js';
 import { splitTableName } from '../sql/identifiers.js';
 import type { SqlConnection } from '../sql/types.js';
 import { SqliteDialect } from './dialect.js';
@@ -55,7 +55,8 @@ export const sqliteSchemaExtras: SchemaExtras = {
     const cols = (await conn.query(`PRAGMA ${pre}table_xinfo(${q(name)})`)).rows;
     for (const [, col, , , def, , hidden] of cols) {
       if (def === null || Number(hidden) >= 2) continue;
-      const p = portableDefault(String(def));
+      // SQLite's CURRENT_TIMESTAMP, CURRENT_DATE and datetime('now') are UTC ('localtime' is not portable).
+      const p = inUtc(portableDefault(String(def)), true);
       x.defaults.push({ column: String(col), expr: String(def), ...(p ? { portable: p } : {}) });
     }
     // A lone INTEGER PRIMARY KEY is the rowid: an insert without it gets the next number.

@@ -80,7 +80,17 @@ export interface DefaultDef {
   portable?: PortableDefault;
 }
 
-export type PortableDefault = { number: string } | { string: string } | { boolean: boolean } | { now: 'timestamp' | 'date' } | { null: true };
+/**
+ * `now`: the current time or day. `utc`: in UTC, where a target without zones keeps it so (SQLite's
+ * CURRENT_TIMESTAMP; an instant type, which bridge writes as UTC into a zone-less column); else the
+ * session's local time, as each database gives it.
+ */
+export type PortableDefault = { number: string } | { string: string } | { boolean: boolean } | { now: 'timestamp' | 'date'; utc?: true } | { null: true };
+
+/** A source's default for a column whose "current time" is UTC (see PortableDefault): marked so. */
+export function inUtc(p: PortableDefault | undefined, utc: boolean): PortableDefault | undefined {
+  return p && 'now' in p && utc ? { ...p, utc: true } : p;
+}
 
 /** The statements that dress one table, by phase, and what cannot be kept (one line each). */
 export interface ExtrasPlan {
