@@ -28,11 +28,14 @@ export function requestMessage(body: string | Buffer, req: Req, id: bigint | und
 export function messagesOf(req: Req): (body: string | Buffer, id: bigint | undefined) => Message {
   const { text, type, meta } = shapeOf(req);
   const lines = streamFormat(type) === 'ndjson';
+  // A body declared JSON (not NDJSON or SSE) comes whole, as one item (streamed-request.ts).
+  const document = streamFormat(type) === 'chunks' && declaresJson(type);
   let n = 0;
   return (body, id) => {
     const payload = bodyOf(body, text, type);
     n++;
     if (lines && typeof payload === 'string') mustBeJson(payload, `line ${n} of the NDJSON stream (blank lines not counted)`);
+    if (document && typeof payload === 'string') mustBeJson(payload, `the body is declared ${type.split(';')[0]!.trim()} but`);
     return new Message(payload, { ...meta }, undefined, id);
   };
 }

@@ -40,7 +40,7 @@ export const HTTP_FIELDS: readonly FieldSpec[] = [
   { name: 'inline_response_fast_path', type: 'boolean', default: true, roles: CONSUMER, description: 'Let request-reply routes answer inline, bypassing the batching pipeline.' },
   { name: 'internal_buffer_size', type: 'integer', default: 100, min: 1, roles: CONSUMER, description: 'Messages queued for the sink; 503 with Retry-After when full.' },
   { name: 'message_id_header', type: 'string', default: 'message-id', roles: CONSUMER, description: 'Request header holding the message id (UUID, hex or decimal).' },
-  { name: 'receive_streamable', type: 'boolean', default: false, roles: CONSUMER, description: 'Read bodies as streams: one message per NDJSON line, SSE event or chunk.' },
+  { name: 'receive_streamable', type: 'boolean', default: false, roles: CONSUMER, description: 'Read bodies as streams: one message per NDJSON line, SSE event or chunk (a body declared JSON is one document: one message).' },
   { name: 'server_protocol', type: 'enum', values: ['auto', 'http1_only', 'http2_only'], default: 'auto', roles: CONSUMER, description: 'HTTP versions accepted; http2_only on cleartext means h2c prior knowledge.' },
   { name: 'workers', type: 'integer', default: 0, min: 0, roles: CONSUMER, description: '0: one process; N: N worker processes sharing the port.' },
   { name: 'headers_timeout_ms', type: 'integer', default: 10000, min: 1, roles: CONSUMER, description: 'A connection must send a request\'s headers (HTTP/2: open a stream) within this; silent ones are closed (HTTP/1.1: 408).' },

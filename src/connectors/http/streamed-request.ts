@@ -4,7 +4,7 @@ import { endedByClient, ItemSplitter, RequestCancelled, streamFormat } from './b
 import { BodyTooLarge } from './codecs.js';
 import type { RequestQueue } from './request-queue.js';
 import { messagesOf } from './request-message.js';
-import { BodyNotText, isTextType, StreamText } from './text-body.js';
+import { BodyNotText, declaresJson, isTextType, StreamText } from './text-body.js';
 import type { Outcome, Req, Res, Responder } from './responder.js';
 
 /** What a streamed request needs from the HTTP source. */
@@ -51,13 +51,17 @@ export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: b
     throw e;
   }
   const splitter = new ItemSplitter(streamFormat(type), push, text);
+  // A body declared JSON has no items but itself: cut where the socket reads ended, a 287 KB document
+  // became six messages of its pieces (answered 204). It is read whole, one message, JSON or 400.
+  const whole = streamFormat(type) === 'chunks' && declaresJson(type);
   try {
     const encoding = String(req.headers['content-encoding'] ?? '');
-    if (encoding && encoding !== 'identity') {
+    if (whole || (encoding && encoding !== 'identity')) {
       // Compressed streams are decompressed whole (within max_body_bytes), then split.
       const body = await s.body(req, res);
       if (body === undefined) return;
-      await splitter.write(body);
+      if (whole) await push(body);
+      else await splitter.write(body);
     } else {
       let size = 0;
       // Not destroyed when an item is refused (BodyTooLarge, not in its charset): a destroyed request
