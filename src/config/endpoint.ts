@@ -60,7 +60,7 @@ function isPathScheme(scheme: string | undefined, lookup: SpecLookup): boolean {
  * they win over the URL's query.
  */
 export function resolveEndpoint(rawText: string, role: Role, lookup: SpecLookup, rawOverrides: [string, string][] = []): Endpoint {
-  const text = interpolate(rawText, process.env, `the ${sideName(role)}`);
+  const text = interpolate(rawText, process.env, `the ${sideName(role)}`, true);
   const overrides = rawOverrides.map(([k, v]): [string, string] => [k, interpolate(v, process.env, k)]);
   let scheme: string;
   let url: ParsedUrl | undefined;
