@@ -6,6 +6,7 @@ import { standardAlter, type AlterColumn } from '../sql/write/alter-column.js';
 import { fitKey } from './key-fit.js';
 import type { ColumnInfo, KeyColumn, LogicalType, SqlConnection, TableInfo } from '../sql/types.js';
 import { introspectTable } from './introspect.js';
+import { MOVED_SEPARATOR, movedKeyParts, movedKeyReason } from '../sql/write/moved-key.js';
 import { mysqlAttributes, mysqlColumnType, mysqlType } from './types.js';
 
 /** Numbers the transaction listings, so each can find its own query in INNODB_TRX. */
@@ -13,16 +14,13 @@ let listings = 0;
 /** Access denied; you need the PROCESS privilege. */
 const ER_SPECIFIC_ACCESS_DENIED = 1227;
 
-const MOVED_KEY = 'bridge:';
-const MOVED_KEY_WHY = ' (equal by its collation, or matched by another unique key): writing it would change that row; make the key compare exactly (utf8mb4_nopad_bin), or key by the column that matched';
-
 /** A string literal in the session's sql_mode (backslashes escape). */
 const mysqlText = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
 /** The reason in the error upsertClause's key guard raises, or undefined. */
-export function movedKeyReason(message: string): string | undefined {
-  const m = /^Truncated incorrect DOUBLE value: 'bridge: (.+?) ('(?:[^']|'')*') ('[\s\S]*)'$/.exec(message);
-  return m ? `field ${m[1]}: the row this message's key matched holds ${m[1]} ${m[2]}, not ${m[3]}${MOVED_KEY_WHY}` : undefined;
+export function movedKeyOf(message: string): string | undefined {
+  const parts = movedKeyParts(/^Truncated incorrect DOUBLE value: '([\s\S]*)'$/.exec(message)?.[1] ?? '');
+  return parts && movedKeyReason(...parts, 'equal by its collation, or matched by another unique key', 'make the key compare exactly (utf8mb4_nopad_bin), or key by the column that matched');
 }
 
 export class MysqlDialect extends Dialect {
@@ -83,14 +81,15 @@ export class MysqlDialect extends Dialect {
    * 'A' (utf8mb4_general_ci), a message for id 2 found row 1 by its email, and each was written over
    * that row, exit 0. Each key column is first set to itself when the matched row's value is the
    * message's byte for byte, and otherwise to a text that is no number: strict mode's error then
-   * carries the reason (movedKeyReason) and the message is refused.
+   * carries the reason (movedKeyOf) and the message is refused.
    */
   override upsertClause(keys: string[], update: string[]): string {
     const guards = keys.map((k) => {
       const [stored, given] = [this.quote(k), `VALUES(${this.quote(k)})`];
-      // The server quotes at most 128 characters of the text: the values only, the sentence is movedKeyReason's.
-      const shown = (v: string) => `'''', LEFT(COALESCE(${v}, 'NULL'), 24), ''''`;
-      const reason = `CONCAT(${mysqlText(`${MOVED_KEY} ${k.slice(0, 40)} `)}, ${shown(stored)}, ' ', ${shown(given)})`;
+      // The server quotes at most 128 characters of the text: the field and keys only, the sentence is movedKeyOf's.
+      const shown = (v: string) => `LEFT(COALESCE(${v}, 'NULL'), 24)`;
+      const sep = mysqlText(MOVED_SEPARATOR);
+      const reason = `CONCAT(${mysqlText(`bridge: ${k.slice(0, 40)}`)}, ${sep}, ${shown(stored)}, ${sep}, ${shown(given)})`;
       return `${stored} = IF(BINARY ${stored} <=> BINARY ${given}, ${stored}, ${reason} + 0)`;
     });
     return ` ON DUPLICATE KEY UPDATE ${[...guards, ...update.map((c) => `${this.quote(c)} = VALUES(${this.quote(c)})`)].join(', ')}`;

@@ -6,7 +6,7 @@ import { configError, type BridgeError, type ErrorKind } from '../../core/errors
 import { isNetworkError, isTlsError, wrap } from '../sql/errors.js';
 import type { PoolFactory } from '../sql/pool.js';
 import type { LogicalType, SqlConnection, SqlResult } from '../sql/types.js';
-import { movedKeyReason } from './dialect.js';
+import { movedKeyOf } from './dialect.js';
 
 type MysqlConn = import('mysql2/promise').Connection;
 
@@ -139,7 +139,7 @@ const CONNECT = new Set(['ER_ACCESS_DENIED_ERROR', 'ER_BAD_DB_ERROR', 'ER_DBACCE
 
 export function classifyMysql(e: unknown, connecting = false): BridgeError {
   const code = (e as { code?: string })?.code ?? '';
-  const moved = code === 'ER_TRUNCATED_WRONG_VALUE' ? movedKeyReason((e as Error).message) : undefined;
+  const moved = code === 'ER_TRUNCATED_WRONG_VALUE' ? movedKeyOf((e as Error).message) : undefined;
   if (moved) (e as Error).message = moved;
   const state = (e as { sqlState?: string })?.sqlState ?? '';
   let kind: ErrorKind = 'fatal';

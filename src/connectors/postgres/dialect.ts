@@ -1,5 +1,5 @@
 import { PgBinder } from './bind.js';
-import { Dialect } from '../sql/dialect.js';
+import { Dialect, type UpsertOptions } from '../sql/dialect.js';
 import type { TransactionListing } from '../sql/position/transaction-watch.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { parsePgArray } from './array.js';
@@ -7,13 +7,17 @@ import type { PendingPosition } from '../sql/position/sink-position.js';
 import { inlinePosition, positionMoved, tableIdentity } from './pg-positions.js';
 import { pgAttributes, pgColumnType, pgTypeFromName } from './types.js';
 import { textLiteral } from './literal.js';
+import { MOVED_SEPARATOR, movedKeyParts, movedKeyReason } from '../sql/write/moved-key.js';
 
 /** Starts the text of the value error a merge raises for a GENERATED ALWAYS identity that differs (upsertClause). */
 const FIXED_IDENTITY = 'bridge:';
 
-/** The reason in a server error raised by upsertClause's identity guard, or undefined. */
-export function fixedIdentityReason(message: string): string | undefined {
-  return /^invalid input syntax for type boolean: "bridge: (field [\s\S]*)"$/.exec(message)?.[1];
+/** The reason in a server error raised by one of upsertClause's guards, or undefined. */
+export function guardReason(message: string): string | undefined {
+  const text = /^invalid input syntax for type boolean: "(bridge: [\s\S]*)"$/.exec(message)?.[1];
+  const moved = text === undefined ? undefined : movedKeyParts(text);
+  if (moved) return movedKeyReason(...moved, 'equal by its type or collation: citext, a nondeterministic collation', 'key by a column that compares exactly');
+  return text?.startsWith('bridge: field ') ? text.slice(8) : undefined;
 }
 
 /** Types whose names need no schema: bound values are cast to them in columns=auto. */
@@ -69,14 +73,15 @@ export class PostgresDialect extends Dialect {
     const cols = await conn.query(
       `SELECT a.attname, CASE WHEN t.typtype = 'd' THEN bt.typname ELSE t.typname END, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
               (SELECT array_agg(e.enumlabel ORDER BY e.enumsortorder)::text FROM pg_enum e WHERE e.enumtypid = COALESCE(NULLIF(t.typbasetype, 0), t.oid)),
-              a.attgenerated::text, CASE WHEN a.attgenerated <> '' THEN pg_get_expr(d.adbin, d.adrelid) END, t.typnamespace = 'pg_catalog'::regnamespace, t.typtype = 'd', a.attidentity::text
+              a.attgenerated::text, CASE WHEN a.attgenerated <> '' THEN pg_get_expr(d.adbin, d.adrelid) END, t.typnamespace = 'pg_catalog'::regnamespace, t.typtype = 'd', a.attidentity::text,
+              COALESCE(bt.typname, t.typname) = 'citext' OR (SELECT to_jsonb(c) ->> 'collisdeterministic' FROM pg_collation c WHERE c.oid = a.attcollation) = 'false'
          FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid LEFT JOIN pg_type bt ON bt.oid = t.typbasetype
          LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
         WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
       [reg],
     );
     if (cols.rows.length === 0) return MISSING_TABLE;
-    const columns: ColumnInfo[] = cols.rows.map(([name, udt, fmt, nullable, labels, generated, expr, builtin, domain, identity]) => {
+    const columns: ColumnInfo[] = cols.rows.map(([name, udt, fmt, nullable, labels, generated, expr, builtin, domain, identity, loose]) => {
       const base = String(udt).replace(/^_/, '');
       const c: ColumnInfo = { name: name as string, ...pgTypeFromName(udt as string), dbType: fmt as string, nullable: nullable === 't' || nullable === true };
       if (!String(udt).startsWith('_')) Object.assign(c, pgAttributes(String(udt), String(fmt)));
@@ -87,6 +92,7 @@ export class PostgresDialect extends Dialect {
       if (builtin === true || builtin === 't') c.kindBuiltin = true;
       if (domain === true || domain === 't') c.domain = true;
       if (identity === 'a') c.fixedIdentity = true;
+      if (loose === true || loose === 't') c.looseEquality = true;
       return c;
     });
     const keys = await conn.query(
@@ -112,20 +118,33 @@ export class PostgresDialect extends Dialect {
    * `fixed`: GENERATED ALWAYS identity columns among `update`, which PostgreSQL updates only to
    * DEFAULT (SET c = EXCLUDED.c failed the whole run, exit 1). They are left out of the SET, and a
    * stored row whose value differs is refused by its own value error, naming the field: skipping it
-   * would leave the row unlike its source. The error's text is the reason (fixedIdentityReason).
+   * would leave the row unlike its source. `textKeys` (ColumnInfo.looseEquality): a key of citext or a nondeterministic
+   * collation matched 'A' for 'a' and wrote one over the other; the stored key must be the
+   * message's, byte for byte (moved-key.ts). The errors' texts are the reasons (guardReason).
    */
-  override upsertClause(keys: string[], update: string[], fixed: string[] = [], target = ''): string {
+  override upsertClause(keys: string[], update: string[], o: UpsertOptions = {}): string {
     const k = keys.map((x) => this.quote(x)).join(', ');
+    const fixed = o.fixed ?? [];
     const set = update.filter((c) => !fixed.includes(c));
-    if (set.length === 0 && fixed.length === 0) return ` ON CONFLICT (${k}) DO NOTHING`;
-    const guard = fixed.map((c) => {
-      const [stored, given] = [`${target}.${this.quote(c)}`, `EXCLUDED.${this.quote(c)}`];
-      const reason = `${textLiteral(`${FIXED_IDENTITY} field ${c} is GENERATED ALWAYS AS IDENTITY in the target, which PostgreSQL updates only to DEFAULT: the row with this key holds `)} || ${stored} || ', the message ' || COALESCE(${given}::text, 'null') || '; leave the field out, or make the column GENERATED BY DEFAULT'`;
-      // Not a constant: PostgreSQL folds constant CASE arms when it plans, taken or not.
-      return `(CASE WHEN ${stored} IS NOT DISTINCT FROM ${given} THEN true ELSE (${reason})::boolean END)`;
-    });
+    const textKeys = o.textKeys ?? [];
+    if (set.length === 0 && fixed.length === 0 && textKeys.length === 0) return ` ON CONFLICT (${k}) DO NOTHING`;
+    const t = o.target ?? '';
+    // Not constants: PostgreSQL folds constant CASE arms when it plans, taken or not.
+    const raise = (same: string, text: string) => `(CASE WHEN ${same} THEN true ELSE (${text})::boolean END)`;
+    const guards = [
+      ...textKeys.map((c) => {
+        const [stored, given] = [`(${t}.${this.quote(c)})::text COLLATE "C"`, `(EXCLUDED.${this.quote(c)})::text COLLATE "C"`];
+        const shown = (v: string) => `left(${v}, 24)`;
+        return raise(`${stored} = ${given}`, `${textLiteral(`${FIXED_IDENTITY} ${c}${MOVED_SEPARATOR}`)} || ${shown(stored)} || ${textLiteral(MOVED_SEPARATOR)} || ${shown(given)}`);
+      }),
+      ...fixed.map((c) => {
+        const [stored, given] = [`${t}.${this.quote(c)}`, `EXCLUDED.${this.quote(c)}`];
+        const reason = `${textLiteral(`${FIXED_IDENTITY} field ${c} is GENERATED ALWAYS AS IDENTITY in the target, which PostgreSQL updates only to DEFAULT: the row with this key holds `)} || ${stored} || ', the message ' || COALESCE(${given}::text, 'null') || '; leave the field out, or make the column GENERATED BY DEFAULT'`;
+        return raise(`${stored} IS NOT DISTINCT FROM ${given}`, reason);
+      }),
+    ];
     const assign = (set.length ? set : [keys[0]!]).map((c) => `${this.quote(c)} = EXCLUDED.${this.quote(c)}`).join(', ');
-    return ` ON CONFLICT (${k}) DO UPDATE SET ${assign}${guard.length ? ` WHERE ${guard.join(' AND ')}` : ''}`;
+    return ` ON CONFLICT (${k}) DO UPDATE SET ${assign}${guards.length ? ` WHERE ${guards.join(' AND ')}` : ''}`;
   }
 
   override castParam(placeholder: string, col: ColumnInfo): string {

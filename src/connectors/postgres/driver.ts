@@ -8,7 +8,7 @@ import type { PoolFactory } from '../sql/pool.js';
 import type { SqlConnection, SqlResult } from '../sql/types.js';
 import { PreparedNames } from './prepared-names.js';
 import { knownOid, pgType } from './types.js';
-import { fixedIdentityReason } from './dialect.js';
+import { guardReason } from './dialect.js';
 
 type PgModule = typeof import('pg');
 type PgClient = import('pg').Client;
@@ -168,14 +168,21 @@ export function nameColumn(e: unknown, sql: string): unknown {
 /** Classifies a pg error by SQLSTATE class (decisions §9, §10). */
 export function classifyPg(e: unknown, connecting = false): BridgeError {
   const code = (e as { code?: string })?.code ?? '';
-  const fixed = code === '22P02' ? fixedIdentityReason((e as Error).message) : undefined;
-  if (fixed) (e as Error).message = fixed;
+  const guarded = code === '22P02' ? guardReason((e as Error).message) : undefined;
+  if (guarded) (e as Error).message = guarded;
   let kind: ErrorKind = 'fatal';
   if (isTlsError(e)) kind = 'connect';
   else if (isNetworkError(e) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('53')) kind = connecting ? 'connect' : 'transient';
   else if (code.startsWith('28') || code === '3D000') kind = 'connect';
   else if (code === '40001' || code === '40P01' || code === '55P03') kind = 'transient';
   else if (code.startsWith('23') || valueError(e as { code?: string; file?: string })) kind = 'rejected';
+  // "ON CONFLICT DO UPDATE command cannot affect row a second time": two messages of a batch whose
+  // keys differ but the key compares equal (citext): the batch is refused and written in parts, where
+  // the second finds the first's row (upsertClause's guard). It stopped a copy with exit 1.
+  else if (code === '21000' && /ON CONFLICT DO UPDATE/.test((e as Error).message ?? '')) {
+    kind = 'rejected';
+    (e as Error).message += ' (two messages of the batch have keys the target compares equal)';
+  }
   else if (/timeout expired|timed out/i.test((e as Error)?.message ?? '')) kind = connecting ? 'connect' : 'transient';
   return wrap(kind, e, connecting || kind === 'connect' ? 'cannot connect to PostgreSQL: ' : '', code === '23505');
 }

@@ -10,6 +10,12 @@ import type { TransactionListing } from './position/transaction-watch.js';
  * SQL that differs between kinds. The base class holds the common (mostly ANSI) forms; each kind
  * overrides only what it does differently.
  */
+export interface UpsertOptions {
+  fixed?: string[] | undefined;
+  target?: string | undefined;
+  textKeys?: string[] | undefined;
+}
+
 export abstract class Dialect {
   abstract readonly kind: SqlKind;
   abstract readonly maxParams: number;
@@ -68,9 +74,9 @@ export abstract class Dialect {
   readonly insertOverriding: string = '';
 
   /** `INSERT … VALUES (…), (…)`, or an upsert of `keys` updating `update` columns (`fixed`: see upsertClause). */
-  insertRows(table: string, cols: string[], tuples: string[], keys?: string[], update?: string[], fixed?: string[]): string {
+  insertRows(table: string, cols: string[], tuples: string[], keys?: string[], update?: string[], fixed?: string[], exact?: string[]): string {
     const head = `INSERT INTO ${table} (${cols.map((c) => this.quote(c)).join(', ')}) ${this.insertOverriding}VALUES ${tuples.join(',')}`;
-    return keys ? head + this.upsertClause(keys, update ?? [], fixed, table) : head;
+    return keys ? head + this.upsertClause(keys, update ?? [], { fixed, target: table, textKeys: exact }) : head;
   }
 
   /** ALTER TABLE for one column change of a mirror bridge keeps in step; undefined where the kind cannot make it. */
@@ -130,10 +136,11 @@ export abstract class Dialect {
 
   /**
    * `ON CONFLICT … DO UPDATE` (or the kind's equivalent) updating `update` columns for rows whose
-   * `keys` exist. `fixed`: those of `update` the database refuses to update (ColumnInfo.fixedIdentity),
-   * in `target` (the table as the statement names it).
+   * `keys` exist, in `o.target` (the table as the statement names it). `o.fixed`: those of `update`
+   * the database refuses to update (ColumnInfo.fixedIdentity). `o.textKeys`: the key columns of a
+   * text type, which a collation may compare equal to another text (moved-key.ts).
    */
-  abstract upsertClause(keys: string[], update: string[], fixed?: string[], target?: string): string;
+  abstract upsertClause(keys: string[], update: string[], o?: UpsertOptions): string;
 
   /** A placeholder with the cast the kind needs to bind text into `col` exactly. */
   castParam(placeholder: string, _col: ColumnInfo): string {

@@ -60,6 +60,12 @@ export interface ColumnInfo {
   generated?: { expr?: string; stored: boolean };
   /** The database assigns it and refuses updates of it (PostgreSQL GENERATED ALWAYS AS IDENTITY): inserts give it, merges leave it. */
   fixedIdentity?: boolean;
+  /**
+   * Its type or collation compares some different values equal (PostgreSQL citext or a
+   * nondeterministic collation, SQLite NOCASE/RTRIM in a unique key): a key= merge checks that the
+   * row it matched holds the message's key byte for byte (moved-key.ts).
+   */
+  looseEquality?: boolean;
   /** SQLite's column affinity (the storage class values are converted to on insert). */
   affinity?: 'integer' | 'real' | 'numeric' | 'text' | 'blob';
 }

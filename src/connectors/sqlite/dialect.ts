@@ -1,5 +1,6 @@
 import { SqliteBinder } from './bind.js';
-import { Dialect } from '../sql/dialect.js';
+import { Dialect, type UpsertOptions } from '../sql/dialect.js';
+import { MOVED_SEPARATOR } from '../sql/write/moved-key.js';
 import { standardAlter, type AlterColumn } from '../sql/write/alter-column.js';
 import { MISSING_TABLE, withUniques, type ColumnInfo, type SqlConnection, type TableInfo } from '../sql/types.js';
 import { sqliteType } from './types.js';
@@ -120,8 +121,10 @@ export class SqliteDialect extends Dialect {
     for (const row of indexes.rows) {
       // unique = 1 and not partial
       if (Number(row[2]) !== 1 || Number(row[4]) === 1) continue;
-      const cols = await conn.query(`PRAGMA ${prefix}index_info(${this.quote(String(row[1]))})`);
-      uniqueSets.push(cols.rows.map((c) => String(c[2])));
+      // index_xinfo: its key columns (key = 1) and the collation each compares by.
+      const cols = (await conn.query(`PRAGMA ${prefix}index_xinfo(${this.quote(String(row[1]))})`)).rows.filter((c) => Number(c[5]) === 1);
+      uniqueSets.push(cols.map((c) => String(c[2])));
+      for (const c of cols) if (c[2] !== null && String(c[4]).toUpperCase() !== 'BINARY') Object.assign(columns.find((x) => x.name === String(c[2])) ?? {}, { looseEquality: true });
     }
     return withUniques({ exists: true, columns, primaryKey, uniqueSets, ...(options.length ? { options } : {}) });
   }
@@ -146,10 +149,24 @@ export class SqliteDialect extends Dialect {
     return out;
   }
 
-  override upsertClause(keys: string[], update: string[]): string {
+  /**
+   * `textKeys` (ColumnInfo.looseEquality): a NOCASE key matched 'A' for 'a' and wrote one over the
+   * other, exit 0. The stored key must be the message's byte for byte, or json_extract's error on a
+   * path that is none carries the two keys (movedKeyOf) and the message is refused.
+   */
+  override upsertClause(keys: string[], update: string[], o: UpsertOptions = {}): string {
     const k = keys.map((x) => this.quote(x)).join(', ');
-    if (update.length === 0) return ` ON CONFLICT (${k}) DO NOTHING`;
-    return ` ON CONFLICT (${k}) DO UPDATE SET ${update.map((c) => `${this.quote(c)} = excluded.${this.quote(c)}`).join(', ')}`;
+    const loose = o.textKeys ?? [];
+    if (update.length === 0 && loose.length === 0) return ` ON CONFLICT (${k}) DO NOTHING`;
+    // The stored row is named by the table's own name (an upsert's target takes no schema there).
+    const t = /("(?:[^"]|"")*")$/.exec(o.target ?? '')?.[1] ?? o.target ?? '';
+    const sep = `'${MOVED_SEPARATOR}'`;
+    const guards = loose.map((c) => {
+      const [stored, given] = [`${t}.${this.quote(c)}`, `excluded.${this.quote(c)}`];
+      return `CASE WHEN ${stored} = ${given} COLLATE BINARY THEN 1 ELSE json_extract('{}', '${`bridge: ${c}`.replace(/'/g, "''")}' || ${sep} || substr(${stored}, 1, 24) || ${sep} || substr(${given}, 1, 24)) END`;
+    });
+    const assign = (update.length ? update : [keys[0]!]).map((c) => `${this.quote(c)} = excluded.${this.quote(c)}`).join(', ');
+    return ` ON CONFLICT (${k}) DO UPDATE SET ${assign}${guards.length ? ` WHERE ${guards.join(' AND ')}` : ''}`;
   }
 
   describeType(name: string, definition: string, options: string[] = []): ColumnInfo {

@@ -3,6 +3,7 @@ import { crc32 } from 'node:zlib';
 import type { Endpoint } from '../../config/endpoint.js';
 import { BridgeError, configError, type ErrorKind } from '../../core/errors.js';
 import { wrap } from '../sql/errors.js';
+import { movedKeyParts, movedKeyReason } from '../sql/write/moved-key.js';
 import type { PoolFactory } from '../sql/pool.js';
 import type { SqlConnection, SqlResult } from '../sql/types.js';
 import { bytesSql, refuseReplaced, suspectCells } from './text-bytes.js';
@@ -83,9 +84,18 @@ async function whenFree<T>(fn: () => T): Promise<T> {
   }
 }
 
+/** The reason in the error a key= merge's guard raises (SqliteDialect.upsertClause), or undefined. */
+function movedKeyOf(message: string): string | undefined {
+  const path = /(?:bad JSON path:|JSON path error near) '([\s\S]*)'$/.exec(message)?.[1]?.replace(/''/g, "'");
+  const parts = path === undefined ? undefined : movedKeyParts(path);
+  return parts && movedKeyReason(...parts, 'equal by its collation: NOCASE, RTRIM', 'make the key column COLLATE BINARY, or key by one that is');
+}
+
 export function classifySqlite(e: unknown, connecting = false): BridgeError {
   if (e instanceof BridgeError) return e;
   const code = String((e as { code?: string })?.code ?? '');
+  const moved = code === 'SQLITE_ERROR' ? movedKeyOf((e as Error).message) : undefined;
+  if (moved) return wrap('rejected', Object.assign(e as Error, { message: moved }), '');
   let kind: ErrorKind = 'fatal';
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) kind = 'transient';
   else if (code.startsWith('SQLITE_CONSTRAINT') || code === 'SQLITE_MISMATCH' || code === 'SQLITE_TOOBIG') kind = 'rejected';
