@@ -25,13 +25,64 @@ export function charsetOf(type: string): string | undefined {
   return cs === '' ? undefined : cs;
 }
 
+/** What decodes a body, whole or chunk by chunk (TextDecoder's shape). */
+interface Decoder {
+  decode(input?: Buffer, options?: { stream?: boolean }): string;
+}
+
+/** Code points of windows-1252's bytes 0x80–0x9F (the WHATWG index; its five unassigned bytes stay C1 controls). */
+const CP1252_HIGH = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
+  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+];
+
+/**
+ * windows-1252, which the WHATWG labels windows-1252, cp1252, iso-8859-1 and latin1 all name:
+ * Node 20's TextDecoder read its 0x80–0x9F as C1 controls, so `€“x”` was stored as U+0080 U+0093
+ * x U+0094, answered 204.
+ */
+const cp1252: Decoder = {
+  decode(input?: Buffer): string {
+    if (!input) return '';
+    let out = '';
+    for (let i = 0; i < input.length; i += 8192) {
+      const part = input.subarray(i, i + 8192);
+      out += String.fromCharCode(...Array.from(part, (b) => (b >= 0x80 && b <= 0x9f ? CP1252_HIGH[b - 0x80]! : b)));
+    }
+    return out;
+  },
+};
+
+/**
+ * UTF-16 without a byte order in its label: the body's byte order mark says which (RFC 2781 §4.3),
+ * little-endian without one (WHATWG). TextDecoder read FE FF 00 68 as little-endian mojibake.
+ */
+class Utf16 implements Decoder {
+  private inner: TextDecoder | undefined;
+  private head = Buffer.alloc(0);
+
+  decode(input?: Buffer, options?: { stream?: boolean }): string {
+    if (!this.inner) {
+      this.head = Buffer.concat([this.head, input ?? Buffer.alloc(0)]);
+      if (this.head.length < 2 && options?.stream) return '';
+      this.inner = new TextDecoder(this.head[0] === 0xfe && this.head[1] === 0xff ? 'utf-16be' : 'utf-16le', { fatal: true });
+      input = this.head;
+    }
+    return this.inner.decode(input, options);
+  }
+}
+
 /** A decoder for the charset, or a 415 for one the listener cannot read (TextDecoder knows the WHATWG Encoding labels). */
-function decoderOf(charset: string): TextDecoder {
+function decoderOf(charset: string): Decoder {
+  let d: TextDecoder;
   try {
-    return new TextDecoder(charset, { fatal: true });
+    d = new TextDecoder(charset, { fatal: true });
   } catch {
     return unknownCharset(charset);
   }
+  if (d.encoding === 'windows-1252') return cp1252;
+  if (d.encoding === 'utf-16le' && !/le$/i.test(charset)) return new Utf16();
+  return d;
 }
 
 function unknownCharset(charset: string): never {
@@ -73,7 +124,7 @@ export function decodeText(body: Buffer, type: string): string {
 
 /** Decodes a streamed body chunk by chunk: a character cut between two chunks is read whole. */
 export class StreamText {
-  private readonly decoder: TextDecoder;
+  private readonly decoder: Decoder;
 
   private readonly charset: string;
 
