@@ -14,6 +14,9 @@ export { NEED_FIELD, PASS_THROUGH, Reject, show, utcText, type Converter, type K
  * reason: what a database would round, truncate or reinterpret silently is checked here first.
  * Kinds override the `out*` hooks (DriverValues: how their driver wants a value) and the capability flags.
  */
+/** A UTF-16 surrogate without its other half. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 export class Binder extends DriverValues {
   /** NaN and ±Infinity exist in the kind's floating-point columns. */
   readonly floatNaN: boolean = true;
@@ -170,6 +173,9 @@ export class Binder extends DriverValues {
     else if (f.kind === 'number' || f.kind === 'object' || f.kind === 'array') s = f.raw;
     else s = f.kind;
     if (!this.textNul && s.includes('\u0000')) return reject(`holds a NUL character (\\u0000), which ${col.dbType} cannot store`);
+    // Only a JSON escape makes one: PostgreSQL and MariaDB stored U+FFFD for it, SQLite bytes that are not UTF-8.
+    const lone = f.kind === 'string' && f.raw.includes('\\u') ? LONE_SURROGATE.exec(s)?.[0] : undefined;
+    if (lone) return reject(`holds half of a UTF-16 surrogate pair (\\u${lone.charCodeAt(0).toString(16)}), which no UTF-8 text can hold: the database would store U+FFFD or bytes that are not UTF-8`);
     if (col.maxLength !== undefined && s.length > col.maxLength && [...s].length > col.maxLength) return reject(`is ${[...s].length} characters, longer than ${col.dbType}`);
     if (col.maxBytes !== undefined && s.length * 3 > col.maxBytes && Buffer.byteLength(s) > col.maxBytes) return reject(`is ${Buffer.byteLength(s)} bytes, longer than ${col.dbType} holds`);
     if (col.labels && col.variant === 'enum' && !col.labels.includes(s)) return reject(`is ${show(s)}, not one of the values of ${col.dbType}`);
