@@ -21,6 +21,11 @@ export class Message {
   metadata: Metadata | undefined;
   /** True when the producer guarantees the payload is one JSON document (rendered rows). */
   isJson = false;
+  /**
+   * True when the producer says the payload is text, not a document (a body declared text/*): a
+   * sink that holds JSON writes it as a JSON string, never parsed ('123' and '"123"' stay apart).
+   */
+  isText = false;
   private idValue: bigint | undefined;
   /** A new id's hex digits, kept: most messages of a listener are only ever named in their answer. */
   private idHexValue: string | undefined;

@@ -26,6 +26,7 @@ function deadLetterOf(m: Message, error: Error): Message {
   // A peer may echo request headers (credentials) in its error text: scrubbed before it is stored.
   const out = new Message(m.payload, { ...m.metadata, 'bridge.error': redact(error.message), 'bridge.error_kind': 'rejected' }, undefined, m.id);
   out.isJson = m.isJson;
+  out.isText = m.isText;
   return out;
 }
 

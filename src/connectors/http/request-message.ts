@@ -5,6 +5,9 @@ import { streamFormat } from './body.js';
 import { declaresJson, decodeText, isTextType, mustBeJson } from './text-body.js';
 import type { Outcome, Req } from './responder.js';
 
+/** A body declared text (text/plain, text/csv…; an SSE stream's events are sniffed, as untyped bodies are). */
+const declaresText = (type: string): boolean => /^\s*text\/(?!event-stream)/i.test(type);
+
 /** What every message of one request shares: whether bodies are text, and the metadata. */
 function shapeOf(req: Req): { text: boolean; type: string; meta: Record<string, string> } {
   const type = String(req.headers['content-type'] ?? '');
@@ -21,7 +24,9 @@ export function requestMessage(body: string | Buffer, req: Req, id: bigint | und
   const { text, type, meta } = shapeOf(req);
   const payload = bodyOf(body, text, type);
   if (typeof payload === 'string' && declaresJson(type)) mustBeJson(payload, `the body is declared ${type.split(';')[0]!.trim()} but`);
-  return new Message(payload, meta, undefined, id);
+  const m = new Message(payload, meta, undefined, id);
+  m.isText = declaresText(type);
+  return m;
 }
 
 /** The messages of one streamed request: its shape worked out once, each item with its own metadata; each line of NDJSON must be JSON. */
@@ -36,7 +41,9 @@ export function messagesOf(req: Req): (body: string | Buffer, id: bigint | undef
     n++;
     if (lines && typeof payload === 'string') mustBeJson(payload, `line ${n} of the NDJSON stream (blank lines not counted)`);
     if (document && typeof payload === 'string') mustBeJson(payload, `the body is declared ${type.split(';')[0]!.trim()} but`);
-    return new Message(payload, { ...meta }, undefined, id);
+    const m = new Message(payload, { ...meta }, undefined, id);
+    m.isText = declaresText(type);
+    return m;
   };
 }
 

@@ -35,7 +35,7 @@ const SEGMENT_MS = 1000;
 /** One record: length, CRC-32, then the message as JSON (id, metadata, payload as text or base64). */
 function encode(m: Message): Buffer {
   const p = m.payload;
-  const body = Buffer.from(JSON.stringify({ id: m.idHex, metadata: m.metadata, ...(typeof p === 'string' ? { text: p } : { base64: p.toString('base64') }), json: m.isJson }));
+  const body = Buffer.from(JSON.stringify({ id: m.idHex, metadata: m.metadata, ...(typeof p === 'string' ? { text: p } : { base64: p.toString('base64') }), json: m.isJson, ...(m.isText ? { textual: true } : {}) }));
   const head = Buffer.allocUnsafe(8);
   head.writeUInt32LE(body.length, 0);
   head.writeUInt32LE(crc32(body), 4);
@@ -50,9 +50,10 @@ function decode(buf: Buffer): Message[] {
     if (i + 8 + len > buf.length) break;
     const body = buf.subarray(i + 8, i + 8 + len);
     if (crc32(body) !== buf.readUInt32LE(i + 4)) break;
-    const r = JSON.parse(body.toString('utf8')) as { id: string; metadata?: Record<string, string>; text?: string; base64?: string; json: boolean };
+    const r = JSON.parse(body.toString('utf8')) as { id: string; metadata?: Record<string, string>; text?: string; base64?: string; json: boolean; textual?: boolean };
     const m = new Message(r.text ?? Buffer.from(r.base64 ?? '', 'base64'), r.metadata, undefined, BigInt(`0x${r.id}`));
     m.isJson = r.json;
+    m.isText = r.textual === true;
     out.push(m);
     i += 8 + len;
   }

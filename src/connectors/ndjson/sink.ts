@@ -20,12 +20,13 @@ export class OutputClosedError extends BridgeError {
   }
 }
 
-/** One line per message. Keeps JSON payloads byte for byte; anything else becomes a JSON string. */
+/** One line per message. Keeps JSON payloads byte for byte; anything else, and text declared so (Message.isText), becomes a JSON string. */
 export function toLine(m: Message): string {
   // Bytes become the line's text: bytes that are not UTF-8 would be replaced by U+FFFD, quietly (an octet-stream body to serve).
   if (Buffer.isBuffer(m.payload) && !isUtf8(m.payload))
     throw rejectedError(`message ${m.idHex}: its payload is ${m.payload.length} bytes that are not UTF-8 text, which an NDJSON line holds; write it to a database's bytes column or an HTTP endpoint instead`, undefined, m.idHex);
   let text = m.text();
+  if (m.isText) return JSON.stringify(text);
   if (!m.isJson) {
     try {
       JSON.parse(text);

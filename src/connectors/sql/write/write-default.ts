@@ -21,6 +21,8 @@ export class DefaultWriter extends StatementWriter {
   protected payloadValue(m: Message): unknown {
     if (this.payload.type === 'bytes') return m.bytes();
     const text = m.text();
+    // Text declared so ('123' from a text/plain body) is the JSON string of it, as an NDJSON file writes it, not the number.
+    if (this.payload.type === 'json' && m.isText) return JSON.stringify(text);
     if (this.payload.type === 'json' && !m.isJson) {
       try {
         JSON.parse(text);
