@@ -19,6 +19,7 @@ complete -c bridge -n '__fish_seen_subcommand_from copy' -l exclude
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l parallel
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l auto-create-table
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l batch-concurrency
+complete -c bridge -n '__fish_seen_subcommand_from copy' -l body-buffer-bytes
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l bulk-copy
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l checkpoint-store
 complete -c bridge -n '__fish_seen_subcommand_from copy' -l columns
@@ -87,6 +88,7 @@ complete -c bridge -n '__fish_seen_subcommand_from tail' -l exclude
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l parallel
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l auto-create-table
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l batch-concurrency
+complete -c bridge -n '__fish_seen_subcommand_from tail' -l body-buffer-bytes
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l bulk-copy
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l checkpoint-store
 complete -c bridge -n '__fish_seen_subcommand_from tail' -l columns
@@ -152,6 +154,7 @@ complete -c bridge -n '__fish_seen_subcommand_from serve' -l metrics
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l memory-budget
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l auto-create-table
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l batch-concurrency
+complete -c bridge -n '__fish_seen_subcommand_from serve' -l body-buffer-bytes
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l bulk-copy
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l checkpoint-store
 complete -c bridge -n '__fish_seen_subcommand_from serve' -l columns
@@ -220,7 +223,7 @@ function __bridge_url
     set -l sep (string sub -s (math (string length -- $base) + 1) -l 1 -- $cur)
     set -l fields table username password tls shared max_connections min_connections acquire_timeout_ms idle_timeout_ms max_lifetime_ms test_before_acquire auto_create_table bulk_copy columns extra_column key insert_query position_table lookup_query select_query delete_after_read cursor_column cursor_id partition key_range cursor_lag_ms checkpoint_store source_metadata timestamps polling_interval_ms max_polling_interval_ms publication slot_name temporary_slot snapshot create_publication
     if string match -q -- 'http*' $cur
-      set fields method path basic_auth custom_headers tls request_timeout_ms compression_enabled compression compression_threshold_bytes batch_concurrency pool_idle_timeout_ms tcp_keepalive_ms shared stream_response_to retry_after_max_ms concurrency_limit fire_and_forget spool_dir spool_max_bytes inline_response_fast_path internal_buffer_size message_id_header receive_streamable server_protocol workers headers_timeout_ms keep_alive_timeout_ms idempotency_window_ms max_body_bytes
+      set fields method path basic_auth custom_headers tls request_timeout_ms compression_enabled compression compression_threshold_bytes batch_concurrency pool_idle_timeout_ms tcp_keepalive_ms shared stream_response_to retry_after_max_ms concurrency_limit fire_and_forget spool_dir spool_max_bytes inline_response_fast_path internal_buffer_size message_id_header receive_streamable server_protocol workers headers_timeout_ms keep_alive_timeout_ms idempotency_window_ms max_body_bytes body_buffer_bytes
     end
     for f in $fields
       echo "$base$sep$f="

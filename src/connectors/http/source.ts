@@ -7,7 +7,7 @@ import { sleep } from '../../core/wakeup.js';
 import { Message } from '../../core/message.js';
 import type { PlanItem, Reply, RequestStats, Source, SourceBatch, SourceContext } from '../../core/route.js';
 import { Admission, pathOf } from './admission.js';
-import { readBody, RequestCancelled } from './body.js';
+import { BodyBudget, BodyBudgetFull, readBody, RequestCancelled } from './body.js';
 import { BodyTooLarge, decompress, READ_CODINGS, UnsupportedCoding } from './codecs.js';
 import { createListener, type Listener, type Protocol } from './listener.js';
 import { RequestQueue } from './request-queue.js';
@@ -35,6 +35,7 @@ interface Fields {
   receive_streamable: boolean;
   server_protocol: Protocol;
   max_body_bytes: number;
+  body_buffer_bytes: number;
   headers_timeout_ms: number;
   keep_alive_timeout_ms: number;
   idempotency_window_ms: number;
@@ -62,6 +63,8 @@ export class HttpSource implements Source {
   private active = 0;
   private inline: ((ms: Message[]) => Promise<Reply[] | void>) | undefined;
   private readonly f: Fields;
+  /** Bodies still arriving, all requests together (one body of max_body_bytes always fits). */
+  private readonly bodyBudget: BodyBudget;
   requests = 0;
   /** Fire-and-forget messages the sink rejected without a dead-letter endpoint: answered 202, then dropped. */
   rejected = 0;
@@ -76,6 +79,7 @@ export class HttpSource implements Source {
     this.f = ep.fields as unknown as Fields;
     if (this.f.path === undefined && ep.url && ep.url.path !== '') this.f.path = `/${ep.url.path}`;
     this.admission = new Admission(this.f);
+    this.bodyBudget = new BodyBudget(Math.max(this.f.body_buffer_bytes, this.f.max_body_bytes));
     const custom = this.f.custom_headers ? Object.fromEntries(Object.entries(this.f.custom_headers).map(([k, v]) => [k.toLowerCase(), String(v)])) : undefined;
     this.responder = new Responder(this.f, custom);
     if (this.f.spool_dir !== undefined && !this.f.fire_and_forget) throw configError('spool_dir keeps what fire_and_forget answered 202: set fire_and_forget=true, or drop spool_dir');
@@ -154,12 +158,13 @@ export class HttpSource implements Source {
 
   private async body(req: Req, res: Res): Promise<Buffer | undefined> {
     try {
-      const raw = await readBody(req as never, this.f.max_body_bytes);
+      const raw = await readBody(req as never, this.f.max_body_bytes, this.bodyBudget);
       const encoding = req.headers['content-encoding'];
       return encoding === undefined ? raw : await decompress(String(encoding), raw, this.f.max_body_bytes);
     } catch (e) {
       if (e instanceof RequestCancelled) this.responder.cancelled(req);
       else if (e instanceof BodyTooLarge) await this.responder.error(req, res, 413, e.message);
+      else if (e instanceof BodyBudgetFull) await this.responder.error(req, res, 503, e.message, undefined, { 'retry-after': '1', connection: 'close' });
       else if (e instanceof UnsupportedCoding) await this.responder.error(req, res, 415, e.message, undefined, { 'accept-encoding': READ_CODINGS });
       else await this.responder.error(req, res, 400, `the body cannot be read: ${(e as Error).message}`);
       return undefined;

@@ -47,6 +47,7 @@ export const HTTP_FIELDS: readonly FieldSpec[] = [
   { name: 'keep_alive_timeout_ms', type: 'integer', default: 75000, min: 1, roles: CONSUMER, description: 'Idle connections (no request in flight) are closed after this. Keep it above the keep-alive timeout of a proxy in front (nginx: 60 s).' },
   { name: 'idempotency_window_ms', type: 'integer', default: 600000, min: 1, roles: CONSUMER, description: 'A request repeating the Idempotency-Key of one written this long ago or less is answered with its outcome, not written again.' },
   { name: 'max_body_bytes', type: 'integer', default: 16 * 1024 * 1024, min: 1, roles: CONSUMER, description: 'Largest accepted request body (413 above).' },
+  { name: 'body_buffer_bytes', type: 'integer', default: 64 * 1024 * 1024, min: 1, roles: CONSUMER, description: 'Bytes of request bodies still arriving held at once, all requests together (at least max_body_bytes); a body that would pass it is answered 503 with Retry-After.' },
 ];
 
 export const HTTP_SPEC: ConnectorSpec = {
