@@ -140,6 +140,9 @@ export class HttpSource implements Source {
     if (refused) return r.error(req, res, refused.status, refused.message, undefined, refused.headers);
     if (!this.accepting) return r.error(req, res, 503, 'shutting down', undefined, { 'retry-after': '1', connection: 'close' });
     if (this.active >= this.f.concurrency_limit) return r.error(req, res, 503, 'too many requests in flight (concurrency_limit)', undefined, { 'retry-after': '1' });
+    // Node's parser undoes only chunked: 'gzip, chunked' was taken and the gzip bytes stored, answered 204 (RFC 9112 §6.1: 501).
+    const coding = String(req.headers['transfer-encoding'] ?? '').split(',').map((c) => c.trim().toLowerCase()).find((c) => c !== '' && c !== 'chunked');
+    if (coding) return r.error(req, res, 501, `transfer coding ${coding} is not one the listener undoes; send the body chunked (compressed bodies: Content-Encoding)`, undefined, { connection: 'close' });
     const length = Number(req.headers['content-length'] ?? 0);
     if (length > this.f.max_body_bytes) return r.error(req, res, 413, `body of ${length} bytes is over max_body_bytes (${this.f.max_body_bytes})`);
     // Only now, admitted and within max_body_bytes: a client asking first may send its body.
