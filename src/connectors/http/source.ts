@@ -52,6 +52,9 @@ const LINGER_MS = 10;
  * insert); each request is answered only once its own messages are confirmed, or at once (202) with
  * fire_and_forget — durably when spool_dir is set. A stop answers what is in flight before closing.
  */
+/** How long a stop lets streams being read (receive_streamable) end by themselves before it ends them. */
+const STREAM_GRACE_MS = 2000;
+
 export class HttpSource implements Source {
   readonly durablePosition = false;
   private listener: Listener | undefined;
@@ -71,6 +74,7 @@ export class HttpSource implements Source {
   address = '';
   private ready!: Promise<void>;
   private markReady!: () => void;
+  private markStopping!: () => void;
   private ctx!: SourceContext;
   /** What a request needs from the source. */
   private readonly intake: SingleIntake;
@@ -87,7 +91,7 @@ export class HttpSource implements Source {
     this.queue = new RequestQueue(this.spool);
     const keys = this.f.fire_and_forget ? undefined : new IdempotencyKeys(this.f.idempotency_window_ms);
     const inline = (m: Message): Promise<Outcome> => this.runInline(m);
-    this.intake = { fields: this.f, queue: this.queue, responder: this.responder, keys, inline: () => (this.inline ? inline : undefined), accept: (m) => this.accept(m), body: (req, res) => this.body(req, res) };
+    this.intake = { fields: this.f, queue: this.queue, responder: this.responder, keys, inline: () => (this.inline ? inline : undefined), accept: (m) => this.accept(m), body: (req, res) => this.body(req, res), stopping: new Promise<void>((r) => (this.markStopping = r)) };
   }
 
   async open(ctx: SourceContext): Promise<void> {
@@ -217,6 +221,8 @@ export class HttpSource implements Source {
 
   stopAccepting(): void {
     this.accepting = false;
+    // Streams being read get STREAM_GRACE_MS to end by themselves (a short one is answered whole), then are ended.
+    setTimeout(() => this.markStopping(), STREAM_GRACE_MS).unref();
     this.listener?.stop();
     this.queue.wakeup.notify();
   }

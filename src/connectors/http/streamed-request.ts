@@ -16,6 +16,15 @@ export interface StreamIntake {
   accept(m: Message): Promise<boolean>;
   /** The whole body, decompressed within max_body_bytes; undefined once an error was answered. */
   body(req: Req, res: Res): Promise<Buffer | undefined>;
+  /** Settles when the listener stops: streams being read are ended there (they have no request timeout). */
+  stopping: Promise<void>;
+}
+
+/** A stream still arriving when the listener stopped: answered 503 with what of it was written. */
+class ListenerStopping extends Error {
+  constructor() {
+    super('the listener is stopping: the stream was read up to here; send the items after those written again');
+  }
 }
 
 /**
@@ -66,7 +75,14 @@ export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: b
       let size = 0;
       // Not destroyed when an item is refused (BodyTooLarge, not in its charset): a destroyed request
       // reads as cancelled and was never answered (the client waited for its 413 or 400 until its own timeout).
-      for await (const chunk of (req as Readable).iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+      // A client streaming without end kept a stopped listener running (40 s, then a second signal killed it unanswered).
+      const chunks = ((req as Readable).iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Buffer>)[Symbol.asyncIterator]();
+      const stop = s.stopping.then((): typeof STOPPED => STOPPED);
+      for (;;) {
+        const next = await Promise.race([chunks.next(), stop]);
+        if (next === STOPPED) throw new ListenerStopping();
+        if (next.done) break;
+        const chunk = next.value;
         size += chunk.length;
         if (size > f.max_body_bytes) throw new BodyTooLarge();
         await splitter.write(chunk);
@@ -81,7 +97,7 @@ export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: b
     // the answer is out: then an HTTP/1.1 connection closes, or an endless stream would be read forever.
     (req as Readable).resume();
     const close: Record<string, string> = (req as { httpVersionMajor?: number }).httpVersionMajor === 1 ? { connection: 'close' } : {};
-    const status = e instanceof BodyTooLarge ? 413 : e instanceof BodyNotText ? e.status : 400;
+    const status = e instanceof BodyTooLarge ? 413 : e instanceof BodyNotText ? e.status : e instanceof ListenerStopping ? 503 : 400;
     if (f.fire_and_forget) return r.error(req, res, status, (e as Error).message, undefined, close);
     return partial(r, req, res, await Promise.all(pending), { status, error: (e as Error).message }, close);
   }
@@ -90,6 +106,8 @@ export async function receiveStreamed(s: StreamIntake, req: Req, res: Res, id: b
   if (outcomes.some((o) => 'status' in o)) return partial(r, req, res, outcomes);
   return r.send(req, res, 204, undefined, { 'x-bridge-messages': String(n) });
 }
+
+const STOPPED = Symbol('stopped');
 
 type Failed = { status: number; error: string };
 
