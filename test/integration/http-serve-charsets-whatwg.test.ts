@@ -12,6 +12,8 @@ import { serve, type Served } from '../helpers/serve.js';
  * `charset=utf-16` with a big-endian byte order mark was read little-endian: "hello café" became
  * "￾栀攀氀氀漀 挀愀昀", answered 204. windows-1252 (and the labels the WHATWG standard gives it:
  * cp1252, iso-8859-1, latin1) is now read by its own table, and UTF-16's byte order mark decides.
+ * And `charset=` was read from inside another parameter's quoted value: `foo="a;charset=klingon"`
+ * with a UTF-8 body was refused 415; parameters are now read one by one.
  */
 const dir = tempDir();
 const single = path.join(dir, 'single.ndjson');
@@ -67,5 +69,15 @@ describe('serve: bodies in windows-1252 and UTF-16', () => {
       { n: 1, s: 'é' },
       { n: 2, s: '😀' },
     ]);
+  });
+
+  it('charset= inside another parameter\'s quoted value is not the charset: the UTF-8 body lands', async () => {
+    const before = readWholeLines(single).length;
+    const r = await post(s.url, Buffer.from('naïve'), 'text/plain; foo="a;charset=klingon"; charset=utf-8');
+    expect(r.statusCode, await r.body.text()).toBe(204);
+    const q = await post(s.url, Buffer.from('quoted'), 'text/plain; foo="a;charset=klingon"');
+    expect(q.statusCode, await q.body.text()).toBe(204);
+    await waitFor(async () => readWholeLines(single).length >= before + 2, 10_000, 20);
+    expect(readWholeLines(single).slice(before)).toEqual(['naïve', 'quoted']);
   });
 });

@@ -20,9 +20,14 @@ const UTF8 = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8', 'us-ascii', 'ascii']
 
 /** The charset parameter of a Content-Type, lower-case; undefined without one. */
 export function charsetOf(type: string): string | undefined {
-  const m = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(type);
-  const cs = (m?.[1] ?? m?.[2])?.trim().toLowerCase();
-  return cs === '' ? undefined : cs;
+  // Parameter by parameter (RFC 9110 §5.6.6): `foo="a;charset=klingon"` holds no charset parameter, and was refused 415.
+  const param = /;\s*([^=;\s]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]*))/g;
+  for (let m: RegExpExecArray | null; (m = param.exec(type)); ) {
+    if (m[1]!.toLowerCase() !== 'charset') continue;
+    const cs = (m[2]?.replace(/\\(.)/g, '$1') ?? m[3])!.trim().toLowerCase();
+    return cs === '' ? undefined : cs;
+  }
+  return undefined;
 }
 
 /** What decodes a body, whole or chunk by chunk (TextDecoder's shape). */
