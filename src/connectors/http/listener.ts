@@ -50,7 +50,10 @@ function answerClientErrors(server: net.Server, t: ListenerTimeouts): void {
     // As Node does without a listener: answer only if nothing of a response was written yet.
     if (socket.writable && !socket._httpMessage?.headersSent) {
       const [status, text] = SERVER_ANSWERS[err.code ?? ''] ?? [400, 'Bad Request'];
-      socket.write(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\n\r\n`);
+      // A body naming what the parser found, as every other refusal has (it was a bare 400 with no body).
+      const reason = (err as { reason?: string }).reason ?? err.message;
+      const body = JSON.stringify({ error: status === 408 ? 'the request did not arrive in time' : `the request cannot be read: ${reason}`, message_id: null });
+      socket.write(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       t.onServerAnswer(status);
     }
     socket.destroy(err);
