@@ -7,15 +7,12 @@ import { fitKey } from './key-fit.js';
 import type { ColumnInfo, KeyColumn, LogicalType, SqlConnection, TableInfo } from '../sql/types.js';
 import { introspectTable } from './introspect.js';
 import { MOVED_SEPARATOR, movedKeyParts, movedKeyReason } from '../sql/write/moved-key.js';
-import { mysqlAttributes, mysqlColumnType, mysqlType } from './types.js';
+import { mysqlAttributes, mysqlColumnType, mysqlText, mysqlType } from './types.js';
 
 /** Numbers the transaction listings, so each can find its own query in INNODB_TRX. */
 let listings = 0;
 /** Access denied; you need the PROCESS privilege. */
 const ER_SPECIFIC_ACCESS_DENIED = 1227;
-
-/** A string literal in the session's sql_mode (backslashes escape). */
-const mysqlText = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
 /** The reason in the error upsertClause's key guard raises, or undefined. */
 export function movedKeyOf(message: string): string | undefined {

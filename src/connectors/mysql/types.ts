@@ -150,7 +150,10 @@ function integerType(min: bigint, max: bigint): string {
   return `DECIMAL(${String(max).length},0)`;
 }
 
-const enumList = (labels: string[]): string => labels.map((l) => `'${l.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`).join(',');
+/** A string literal in the session's sql_mode (backslashes escape). */
+export const mysqlText = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+const enumList = (labels: string[]): string => labels.map(mysqlText).join(',');
 
 /** MySQL/MariaDB type that keeps the values of a column of any kind (see Dialect.columnType). */
 export function mysqlColumnType(src: ColumnInfo, srcUntyped: boolean): string {

@@ -118,7 +118,7 @@ export class PostgresDialect extends Dialect {
    * `fixed`: GENERATED ALWAYS identity columns among `update`, which PostgreSQL updates only to
    * DEFAULT (SET c = EXCLUDED.c failed the whole run, exit 1). They are left out of the SET, and a
    * stored row whose value differs is refused by its own value error, naming the field: skipping it
-   * would leave the row unlike its source. `textKeys` (ColumnInfo.looseEquality): a key of citext or a nondeterministic
+   * would leave the row unlike its source. `looseKeys` (ColumnInfo.looseEquality): a key of citext or a nondeterministic
    * collation matched 'A' for 'a' and wrote one over the other; the stored key must be the
    * message's, byte for byte (moved-key.ts). The errors' texts are the reasons (guardReason).
    */
@@ -126,13 +126,13 @@ export class PostgresDialect extends Dialect {
     const k = keys.map((x) => this.quote(x)).join(', ');
     const fixed = o.fixed ?? [];
     const set = update.filter((c) => !fixed.includes(c));
-    const textKeys = o.textKeys ?? [];
-    if (set.length === 0 && fixed.length === 0 && textKeys.length === 0) return ` ON CONFLICT (${k}) DO NOTHING`;
+    const looseKeys = o.looseKeys ?? [];
+    if (set.length === 0 && fixed.length === 0 && looseKeys.length === 0) return ` ON CONFLICT (${k}) DO NOTHING`;
     const t = o.target ?? '';
     // Not constants: PostgreSQL folds constant CASE arms when it plans, taken or not.
     const raise = (same: string, text: string) => `(CASE WHEN ${same} THEN true ELSE (${text})::boolean END)`;
     const guards = [
-      ...textKeys.map((c) => {
+      ...looseKeys.map((c) => {
         const [stored, given] = [`(${t}.${this.quote(c)})::text COLLATE "C"`, `(EXCLUDED.${this.quote(c)})::text COLLATE "C"`];
         const shown = (v: string) => `left(${v}, 24)`;
         return raise(`${stored} = ${given}`, `${textLiteral(`${FIXED_IDENTITY} ${c}${MOVED_SEPARATOR}`)} || ${shown(stored)} || ${textLiteral(MOVED_SEPARATOR)} || ${shown(given)}`);

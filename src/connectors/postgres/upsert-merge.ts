@@ -23,7 +23,7 @@ export function upsertSql(d: Dialect, table: string, cols: ColumnInfo[], keyName
   const tmp = d.quote(`bridge_upsert_${createHash('sha256').update(`${table}\0${list}\0${cols.map((x) => x.dbType).join(',')}${deletes ? '\0delete' : ''}`).digest('hex').slice(0, 16)}`);
   const update = cols.map((x) => x.name).filter((n) => !keyNames.includes(n));
   const fixed = cols.filter((x) => x.fixedIdentity && !keyNames.includes(x.name)).map((x) => x.name);
-  const textKeys = cols.filter((x) => x.looseEquality && keyNames.includes(x.name)).map((x) => x.name);
+  const looseKeys = cols.filter((x) => x.looseEquality && keyNames.includes(x.name)).map((x) => x.name);
   // Rows without the key (it takes its default) are not sorted: the temporary table has no such column.
   const order = keyNames.every((k) => cols.some((c) => c.name === k)) ? ` ORDER BY ${keyNames.map((k) => d.quote(k)).join(', ')}` : '';
   const flag = d.quote(DELETE_FLAG);
@@ -33,7 +33,7 @@ export function upsertSql(d: Dialect, table: string, cols: ColumnInfo[], keyName
     `COPY ${tmp} (${list}${deletes ? `, ${flag}` : ''}) FROM STDIN`,
     // One key: `= ANY (ARRAY(…))` is planned as an index scan whatever the planner guesses of the unanalysed temporary table.
     ...(deletes ? [`DELETE FROM ${target} WHERE ${keyNames.length === 1 ? `${keys} = ANY (ARRAY(SELECT ${keys} FROM ${tmp} WHERE ${flag}))` : `(${keys}) IN (SELECT ${keys} FROM ${tmp} WHERE ${flag})`}`] : []),
-    `INSERT INTO ${target} (${list}) ${d.insertOverriding}SELECT ${list} FROM ${tmp}${deletes ? ` WHERE NOT ${flag}` : ''}${order}${d.upsertClause(keyNames, update, { fixed, target, textKeys })}`,
+    `INSERT INTO ${target} (${list}) ${d.insertOverriding}SELECT ${list} FROM ${tmp}${deletes ? ` WHERE NOT ${flag}` : ''}${order}${d.upsertClause(keyNames, update, { fixed, target, looseKeys })}`,
     ...(empty ? [`TRUNCATE ${tmp}`] : []),
   ].join('; ');
 }

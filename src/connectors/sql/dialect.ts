@@ -13,7 +13,7 @@ import type { TransactionListing } from './position/transaction-watch.js';
 export interface UpsertOptions {
   fixed?: string[] | undefined;
   target?: string | undefined;
-  textKeys?: string[] | undefined;
+  looseKeys?: string[] | undefined;
 }
 
 export abstract class Dialect {
@@ -74,9 +74,9 @@ export abstract class Dialect {
   readonly insertOverriding: string = '';
 
   /** `INSERT … VALUES (…), (…)`, or an upsert of `keys` updating `update` columns (`fixed`: see upsertClause). */
-  insertRows(table: string, cols: string[], tuples: string[], keys?: string[], update?: string[], fixed?: string[], exact?: string[]): string {
+  insertRows(table: string, cols: string[], tuples: string[], keys?: string[], update?: string[], fixed?: string[], looseKeys?: string[]): string {
     const head = `INSERT INTO ${table} (${cols.map((c) => this.quote(c)).join(', ')}) ${this.insertOverriding}VALUES ${tuples.join(',')}`;
-    return keys ? head + this.upsertClause(keys, update ?? [], { fixed, target: table, textKeys: exact }) : head;
+    return keys ? head + this.upsertClause(keys, update ?? [], { fixed, target: table, looseKeys }) : head;
   }
 
   /** ALTER TABLE for one column change of a mirror bridge keeps in step; undefined where the kind cannot make it. */
@@ -137,8 +137,8 @@ export abstract class Dialect {
   /**
    * `ON CONFLICT … DO UPDATE` (or the kind's equivalent) updating `update` columns for rows whose
    * `keys` exist, in `o.target` (the table as the statement names it). `o.fixed`: those of `update`
-   * the database refuses to update (ColumnInfo.fixedIdentity). `o.textKeys`: the key columns of a
-   * text type, which a collation may compare equal to another text (moved-key.ts).
+   * the database refuses to update (ColumnInfo.fixedIdentity). `o.looseKeys`: the key columns
+   * whose type or collation compares different values equal (ColumnInfo.looseEquality, moved-key.ts).
    */
   abstract upsertClause(keys: string[], update: string[], o?: UpsertOptions): string;
 

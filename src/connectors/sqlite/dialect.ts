@@ -150,13 +150,13 @@ export class SqliteDialect extends Dialect {
   }
 
   /**
-   * `textKeys` (ColumnInfo.looseEquality): a NOCASE key matched 'A' for 'a' and wrote one over the
+   * `looseKeys` (ColumnInfo.looseEquality): a NOCASE key matched 'A' for 'a' and wrote one over the
    * other, exit 0. The stored key must be the message's byte for byte, or json_extract's error on a
    * path that is none carries the two keys (movedKeyOf) and the message is refused.
    */
   override upsertClause(keys: string[], update: string[], o: UpsertOptions = {}): string {
     const k = keys.map((x) => this.quote(x)).join(', ');
-    const loose = o.textKeys ?? [];
+    const loose = o.looseKeys ?? [];
     if (update.length === 0 && loose.length === 0) return ` ON CONFLICT (${k}) DO NOTHING`;
     // The stored row is named by the table's own name (an upsert's target takes no schema there).
     const t = /("(?:[^"]|"")*")$/.exec(o.target ?? '')?.[1] ?? o.target ?? '';

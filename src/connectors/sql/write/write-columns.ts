@@ -208,8 +208,8 @@ export class ColumnsWriter extends StatementWriter {
       tuples[r] = t + ')';
     }
     const fixed = keyNames && cols.filter((c) => c.fixedIdentity && !keyNames.includes(c.name)).map((c) => c.name);
-    const textKeys = keyNames && cols.filter((c) => c.looseEquality && keyNames.includes(c.name)).map((c) => c.name);
-    sql = d.insertRows(d.table(this.o.table), names, tuples, keyNames, update, fixed, textKeys);
+    const looseKeys = keyNames && cols.filter((c) => c.looseEquality && keyNames.includes(c.name)).map((c) => c.name);
+    sql = d.insertRows(d.table(this.o.table), names, tuples, keyNames, update, fixed, looseKeys);
     if (byCount.size >= 64) byCount.clear();
     byCount.set(count, sql);
     return sql;
